@@ -1,0 +1,49 @@
+"""Packaging for nanogpt. Runtime requirements, version and entry points live in settings.ini (nbdev 2)."""
+import shlex
+from configparser import ConfigParser
+from pathlib import Path
+
+import setuptools
+
+config = ConfigParser(delimiters=['='])
+config.read('settings.ini', encoding='utf-8')
+cfg = config['DEFAULT']
+
+# The notebook toolchain. nbdev 3 refuses settings.ini, so stay on the last consistent nbdev 2 line.
+dev_requirements = [
+    'nbdev>=2.4.14,<3',
+    'fastcore>=1.12.27,<2',
+    'execnb>=0.1.14,<0.2',
+    'jupyterlab',  # learners work through the notebooks in JupyterLab
+]
+
+setuptools.setup(
+    name=cfg['lib_name'],
+    version=cfg['version'],
+    description=cfg['description'],
+    keywords=cfg['keywords'],
+    author=cfg['author'],
+    author_email=cfg['author_email'],
+    license='Apache-2.0',
+    url=cfg['git_url'],
+    classifiers=[
+        'Development Status :: 3 - Alpha',
+        'Intended Audience :: Developers',
+        'Intended Audience :: Education',
+        'License :: OSI Approved :: Apache Software License',
+        'Natural Language :: English',
+        'Programming Language :: Python :: 3',
+    ],
+    packages=setuptools.find_packages(include=[cfg['lib_path'], cfg['lib_path'] + '.*']),
+    include_package_data=True,
+    install_requires=shlex.split(cfg.get('requirements', '')),
+    extras_require={'dev': dev_requirements},
+    python_requires='>=' + cfg['min_python'],
+    long_description=Path('README.md').read_text(encoding='utf-8'),
+    long_description_content_type='text/markdown',
+    zip_safe=False,
+    entry_points={
+        'console_scripts': cfg.get('console_scripts', '').split(),
+        'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"],
+    },
+)
