@@ -94,7 +94,7 @@ MODEL_SHAPES = {  # name -> (GPTConfig fields, batch size): nanoGPT's two Shakes
 }
 
 
-def bench_model(data_dir=None, seconds: float = 2.0, shapes: dict = MODEL_SHAPES, vocab_size: int = 65) -> list[dict]:
+def bench_model(seconds: float = 2.0, shapes: dict = MODEL_SHAPES, vocab_size: int = 65) -> list[dict]:
     "Forward+backward tokens per second of `GPT` against `LectureGPT`, float32 on the CPU"
     rows = []
     print(f"{'model':<32} {'lecture (tok/s)':>16} {'GPT (tok/s)':>12} {'speed-up':>9}")
@@ -114,9 +114,8 @@ def bench_model(data_dir=None, seconds: float = 2.0, shapes: dict = MODEL_SHAPES
     return rows
 
 # %% ../nbs/bench.ipynb #cf6dc173
-def bench_sample(data_dir=None, seconds: float = 0.0, shapes: dict = MODEL_SHAPES, vocab_size: int = 65,
-                 new_tokens: int = 500) -> list[dict]:
-    "New tokens per second of `generate` with and without the KV cache (`seconds` is unused: one run each)"
+def bench_sample(shapes: dict = MODEL_SHAPES, vocab_size: int = 65, new_tokens: int = 500) -> list[dict]:
+    "New tokens per second of `generate` with and without the KV cache, one greedy run each"
     from nanogpt.sample import generate
     rows = []
     print(f"{'model':<32} {'no cache (tok/s)':>17} {'cache (tok/s)':>14} {'speed-up':>9}")
