@@ -15,6 +15,7 @@ dev_requirements = [
     'fastcore>=1.12.27,<2',
     'execnb>=0.1.14,<0.2',
     'jupyterlab',  # learners work through the notebooks in JupyterLab
+    'transformers>=4.40',  # lesson 08's parity checks build GPT-2 models in OpenAI's layout; never used by the package
 ]
 
 setuptools.setup(

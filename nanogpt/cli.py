@@ -61,46 +61,56 @@ def _add_train(sub):
     p = sub.add_parser('train', allow_abbrev=False, usage='nanogpt train [PRESET|CONFIG_FILE] [--key=value ...]',
                        help='train a GPT (with no argument: Tiny Shakespeare, with the preset that suits this device)',
                        description='Train a GPT. Every key of nanoGPT\'s train.py works with the same meaning '
-                                   '(--out_dir, --batch_size, --max_iters, --init_from=resume, ...), plus ours '
+                                   '(--out_dir, --batch_size, --max_iters, --init_from=resume|gpt2*|PATH, ...), plus ours '
                                    '(--data_dir, --seed, --gradient_checkpointing, --progress, --sample_tokens). '
                                    'Presets: shakespeare_char (nanoGPT\'s GPU recipe), shakespeare_char_cpu (its CPU '
-                                   'recipe), shakespeare_char_fast (ours, the default without CUDA). A config file is '
+                                   'recipe), shakespeare_char_fast (ours, the default without CUDA), finetune_shakespeare '
+                                   '(nanoGPT\'s GPT-2 XL fine-tune). Under torchrun it trains data-parallel. A config file is '
                                    'JSON or nanoGPT-style `key = value` lines (read, never executed). An unknown key '
                                    'is an error that lists the known ones.',
                        epilog='examples: nanogpt train | nanogpt train shakespeare_char_cpu --max_iters=500 | '
-                              'nanogpt train --init_from=resume (after Ctrl-C)')
+                              'nanogpt train --init_from=resume (after Ctrl-C) | nanogpt train --init_from=gpt2 --dataset=shakespeare | '
+                              'torchrun --standalone --nproc_per_node=2 -m nanogpt train')
     p.add_argument('settings', nargs='*', metavar='PRESET|CONFIG_FILE', help='a preset name or a config file, then --key=value overrides')
     p.set_defaults(run=_run_train)
 
 
 def _run_train(args):
+    import os
     from nanogpt.data import DATASETS, load_tokenizer, prepare
     from nanogpt.sample import sample_text
-    from nanogpt.train import config_from_args, resolve_device, train
-    cfg = config_from_args(args.settings)
+    from nanogpt.train import parse_train_args, resolve_device, train
+    cfg, explicit = parse_train_args(args.settings)
+    main_process = int(os.environ.get('RANK', 0)) == 0  # under torchrun, one process talks and prepares the data
+    say = print if main_process else (lambda *a, **k: None)
     dataset_dir = Path(cfg.data_dir) / cfg.dataset
-    if cfg.dataset in DATASETS and not (dataset_dir / 'meta.json').exists():
+    if main_process and cfg.dataset in DATASETS and not (dataset_dir / 'meta.json').exists():  # the others wait in train()
         print(f'preparing {cfg.dataset} in {dataset_dir}', flush=True)
         prepare(cfg.dataset, cfg.data_dir)
-    print(f'training {cfg.n_layer} layers x {cfg.n_embd} channels, context {cfg.block_size}, batch {cfg.batch_size}, '
-          f'{cfg.max_iters:,} iterations on {resolve_device(cfg.device)}; writing {cfg.out_dir}/', flush=True)
-    result = train(cfg)
+    start = 'from scratch' if cfg.init_from == 'scratch' else f'from {cfg.init_from}'
+    say(f'training {start} on {cfg.dataset}, batch {cfg.batch_size}, {cfg.max_iters:,} iterations on {resolve_device(cfg.device)}; '
+        f'writing {cfg.out_dir}/', flush=True)
+    result = train(cfg, explicit)
     if result['stopped'] == 'interrupted':
-        print(f"stopped at iteration {result['iter_num']:,}: {cfg.out_dir}/ckpt.pt saved. Continue with the same "
-              'arguments plus --init_from=resume.')
+        say(f"stopped at iteration {result['iter_num']:,}: {cfg.out_dir}/ckpt.pt saved. Continue with the same "
+            'arguments plus --init_from=resume.')
         return 130
-    print(f"done: {result['iter_num']:,} iterations, best val loss {result['best_val_loss']:.4f}; "
-          f"checkpoints {cfg.out_dir}/ckpt.pt (last) and best.pt, log {cfg.out_dir}/log.jsonl")
-    if cfg.sample_tokens > 0 and not cfg.eval_only:
+    model = result['model']
+    say(f"done: {result['iter_num']:,} iterations of a {model.config.n_layer}-layer, {model.config.n_embd}-channel model "
+        f"(context {model.config.block_size}), best val loss {result['best_val_loss']:.4f}; checkpoints {cfg.out_dir}/ckpt.pt (last) and best.pt, log {cfg.out_dir}/log.jsonl")
+    if main_process and cfg.sample_tokens > 0 and not cfg.eval_only:
         print('--- sample ---')
-        print(sample_text(result['model'], load_tokenizer(dataset_dir), '\n', cfg.sample_tokens))
+        print(sample_text(model, load_tokenizer(dataset_dir), '\n', cfg.sample_tokens))
     return 0
 
 
 def _add_sample(sub):
     p = sub.add_parser('sample', help='generate text from a trained model',
-                       description="Generate text from the checkpoint in --out_dir (best.pt, else ckpt.pt), with nanoGPT's "
-                                   'sample.py flags plus --top_p, --repetition_penalty and --stream.')
+                       description="Generate text from the checkpoint in --out_dir (best.pt, else ckpt.pt), or from pretrained "
+                                   "weights with --init_from, with nanoGPT's sample.py flags plus --top_p, --repetition_penalty "
+                                   'and --stream.')
+    p.add_argument('--init_from', default='resume', help="'resume' (the run in --out_dir), 'gpt2', 'gpt2-medium', 'gpt2-large', "
+                                                         "'gpt2-xl', or a folder (Hugging Face layout, or a run's out_dir) (default: resume)")
     p.add_argument('--out_dir', default='out', help='the out_dir of a `nanogpt train` run (default: out)')
     p.add_argument('--start', default='\n', help='the prompt, or FILE:path to read it from a file (default: a newline)')
     p.add_argument('--num_samples', type=int, default=3, help='how many samples to draw (default: 3)')
@@ -128,11 +138,12 @@ def _read_prompt(start: str) -> str:
 
 def _run_sample(args):
     import torch
-    from nanogpt.sample import check_sampling_args, generate_stream, load_trained
+    from nanogpt.pretrained import load_model
+    from nanogpt.sample import check_sampling_args, generate_stream
     from nanogpt.train import autocast_context, resolve_device, resolve_dtype
     check_sampling_args(args.temperature, args.top_k, args.top_p, args.repetition_penalty)
     device = resolve_device(args.device)
-    model, tokenizer = load_trained(args.out_dir, device)
+    model, tokenizer = load_model(args.init_from, args.out_dir, device)
     if args.compile: model = torch.compile(model)
     prompt = _read_prompt(args.start)
     idx = torch.tensor([tokenizer.encode(prompt)], dtype=torch.long, device=device)  # (1, T)

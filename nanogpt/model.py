@@ -30,6 +30,7 @@ class GPTConfig:
     n_embd: int = 768  # width of the residual stream
     dropout: float = 0.0  # dropout probability (0 for pretraining, 0.1-0.2 for small data)
     bias: bool = True  # biases in Linear layers and LayerNorms, as GPT-2 (False is a little better and faster)
+    gelu_approximate: str = 'none'  # GELU as written ('none', nanoGPT) or its tanh approximation ('tanh': OpenAI's GPT-2, needed to match its weights exactly)
     gradient_checkpointing: bool = False  # recompute each block's activations in the backward pass: less memory, ~30% more compute
 
     @property
@@ -41,10 +42,10 @@ class GPTConfig:
 # %% ../nbs/05_gpt.ipynb #fe4011b5
 class MLP(nn.Module):
     "The position-wise feed-forward network: widen 4x, GELU, project back, dropout"
-    def __init__(self, config):  # any object with n_embd, dropout, bias
+    def __init__(self, config):  # any object with n_embd, dropout, bias (and optionally gelu_approximate)
         super().__init__()
         self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd, bias=config.bias)
-        self.gelu = nn.GELU()
+        self.gelu = nn.GELU(approximate=getattr(config, 'gelu_approximate', 'none'))  # 'tanh' for OpenAI's GPT-2 weights
         self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd, bias=config.bias)
         self.dropout = nn.Dropout(config.dropout)
 
@@ -88,6 +89,8 @@ class GPT(nn.Module):
         if config.n_embd % config.n_head != 0:
             raise ValueError(f'n_embd={config.n_embd} must be a multiple of n_head={config.n_head}: each head gets '
                              'n_embd // n_head channels. Change n_embd or n_head.')
+        if config.gelu_approximate not in ('none', 'tanh'):
+            raise ValueError(f"GPTConfig.gelu_approximate must be 'none' or 'tanh', got {config.gelu_approximate!r}.")
         self.config = config
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.padded_vocab_size, config.n_embd),
@@ -168,3 +171,15 @@ class GPT(nn.Module):
         self.transformer.wpe.weight = nn.Parameter(self.transformer.wpe.weight[:block_size].detach().clone())
         for block in self.transformer.h: block.attn.block_size = block_size
         return self
+
+    @classmethod
+    def from_pretrained(cls, name_or_path: str,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl', or a Hugging Face-layout directory
+                        **overrides):  # GPTConfig fields to change, e.g. dropout=0.1
+        "A GPT with OpenAI's GPT-2 weights, or any GPT-2 checkpoint in the Hugging Face layout (see lesson 08)"
+        from nanogpt.pretrained import load_pretrained
+        return load_pretrained(name_or_path, **overrides)
+
+    def save_pretrained(self, path):  # a directory; config.json and model.safetensors are written there
+        "Save in the Hugging Face GPT-2 layout, which `transformers` and `GPT.from_pretrained` load (see lesson 08)"
+        from nanogpt.pretrained import save_pretrained
+        return save_pretrained(self, path)

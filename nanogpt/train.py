@@ -17,7 +17,7 @@ import threading
 import time
 import warnings
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 import torch
@@ -30,11 +30,11 @@ from .data import BatchLoader, atomic_write_bytes, load_meta, load_tokenizer
 from .model import GPT, GPTConfig
 
 # %% auto #0
-__all__ = ['PRESETS', 'DTYPES', 'CHECKPOINT_KEYS', 'MODEL_KEYS', 'TYPE_NAMES', 'TrainConfig', 'preset', 'resolve_device',
+__all__ = ['PRESETS', 'DTYPES', 'CHECKPOINT_KEYS', 'SHAPE_KEYS', 'TYPE_NAMES', 'TrainConfig', 'preset', 'resolve_device',
            'resolve_dtype', 'autocast_context', 'configure_optimizer', 'get_lr', 'train_step', 'CheckpointError',
            'clean_state_dict', 'rng_state', 'set_rng_state', 'save_checkpoint', 'load_checkpoint', 'compile_model',
-           'read_log', 'plot_log', 'NonFiniteLossError', 'check_resumable', 'train', 'check_value', 'parse_value',
-           'read_config_file', 'default_preset', 'config_from_args']
+           'read_log', 'plot_log', 'NonFiniteLossError', 'model_args_from', 'train', 'check_value', 'parse_value',
+           'read_config_file', 'default_preset', 'parse_train_args', 'config_from_args']
 
 # %% ../nbs/06_training.ipynb #6d20d75c
 @dataclass
@@ -47,7 +47,7 @@ class TrainConfig:
     eval_iters: int = 200  # batches per split averaged by each evaluation
     eval_only: bool = False  # evaluate once and stop
     always_save_checkpoint: bool = True  # nanoGPT: save even when val got worse. Here ckpt.pt is always the last state, best.pt the best
-    init_from: str = 'scratch'  # 'scratch' or 'resume' (from out_dir/ckpt.pt)
+    init_from: str = 'scratch'  # 'scratch', 'resume' (out_dir/ckpt.pt), or weights to fine-tune: 'gpt2'..'gpt2-xl', a Hugging Face-layout folder or an out_dir (lesson 08)
     # Weights & Biases, used only when asked and installed
     wandb_log: bool = False
     wandb_project: str = 'owt'
@@ -77,7 +77,7 @@ class TrainConfig:
     lr_decay_iters: int = 600000  # the cosine reaches min_lr here (nanoGPT: about max_iters)
     min_lr: float = 6e-5  # about learning_rate / 10
     # system
-    backend: str = 'nccl'  # distributed backend; unused until the distributed lesson
+    backend: str = 'nccl'  # distributed backend on CUDA under torchrun (the CPU always uses gloo; lesson 09)
     device: str = 'auto'  # 'auto' (cuda > mps > cpu), 'cpu', 'cuda', 'cuda:1', 'mps' (nanoGPT: 'cuda')
     dtype: str = 'auto'  # 'auto' (the best per device), 'float32', 'bfloat16', 'float16' (nanoGPT: bfloat16 if supported, else float16)
     compile: bool = False  # torch.compile the model, falling back with a warning where it fails (nanoGPT: True)
@@ -103,6 +103,10 @@ PRESETS['shakespeare_char_fast'] = {**PRESETS['shakespeare_char_cpu'],  # ours: 
     'out_dir': 'out-shakespeare-char-fast', 'device': 'auto', 'log_interval': 50, 'eval_interval': 250,
     'eval_iters': 20, 'batch_size': 12, 'block_size': 64, 'n_layer': 4, 'n_head': 4, 'n_embd': 128,
     'learning_rate': 4e-3, 'min_lr': 4e-4, 'warmup_iters': 50, 'max_iters': 3300, 'lr_decay_iters': 3300}
+PRESETS['finetune_shakespeare'] = dict(  # nanoGPT's config/finetune_shakespeare.py: GPT-2 XL on BPE Shakespeare (lesson 08)
+    out_dir='out-shakespeare', eval_interval=5, eval_iters=40, wandb_project='shakespeare', wandb_run_name='ft',
+    dataset='shakespeare', init_from='gpt2-xl', always_save_checkpoint=False, batch_size=1, gradient_accumulation_steps=32,
+    max_iters=20, learning_rate=3e-5, decay_lr=False)
 
 
 def preset(name: str, **overrides) -> TrainConfig:  # a key of PRESETS; fields to change
@@ -164,29 +168,32 @@ def get_lr(it: int, cfg: TrainConfig) -> float:  # the iteration; its learning_r
     return cfg.min_lr + 0.5 * (1 + math.cos(math.pi * progress)) * (cfg.learning_rate - cfg.min_lr)
 
 # %% ../nbs/06_training.ipynb #4884213e
-def train_step(model: nn.Module, optimizer: torch.optim.Optimizer,  # the (possibly compiled) model; its optimizer
+def train_step(model: nn.Module, optimizer: torch.optim.Optimizer,  # the (possibly compiled, possibly DDP) model; its optimizer
                next_batch, accumulation_steps: int, grad_clip: float,  # () -> (x, y); micro-batches; max norm (0: none)
                ctx=nullcontext(), scaler=None) -> tuple[float, float]:  # autocast context; float16's GradScaler
     "One optimizer step over `accumulation_steps` micro-batches; returns (loss, gradient norm before clipping)"
     scaler = scaler or torch.amp.GradScaler('cpu', enabled=False)
     total = 0.0
-    for _ in range(accumulation_steps):
+    for micro_step in range(accumulation_steps):
+        last = micro_step == accumulation_steps - 1
         x, y = next_batch()  # (B, T), (B, T)
-        with ctx: _, loss = model(x, y)
-        loss = loss / accumulation_steps  # the mean over all micro-batches
-        total += loss.detach()
-        scaler.scale(loss).backward()  # gradients add up in .grad
+        with (model.no_sync() if hasattr(model, 'no_sync') and not last else nullcontext()):  # DDP: average gradients once, on the last
+            with ctx: _, loss = model(x, y)
+            loss = loss / accumulation_steps  # the mean over all micro-batches
+            total += loss.detach()
+            scaler.scale(loss).backward()  # gradients add up in .grad
     loss_value = float(total)
     if not math.isfinite(loss_value):
         optimizer.zero_grad(set_to_none=True)
         return loss_value, float('nan')
     scaler.unscale_(optimizer)
     params = [p for group in optimizer.param_groups for p in group['params']]
-    norm = torch.nn.utils.clip_grad_norm_(params, grad_clip if grad_clip > 0 else float('inf'))  # the norm before clipping
-    scaler.step(optimizer)
-    scaler.update()
+    norm = torch.nn.utils.clip_grad_norm_(params, grad_clip if grad_clip > 0 else float('inf')).item()  # the norm before clipping
+    if math.isfinite(norm) or scaler.is_enabled():  # float16's scaler skips non-finite steps itself; otherwise never step on NaN
+        scaler.step(optimizer)
+        scaler.update()
     optimizer.zero_grad(set_to_none=True)
-    return loss_value, norm.item()
+    return loss_value, norm
 
 # %% ../nbs/06_training.ipynb #8740bfd6
 CHECKPOINT_KEYS = ('model', 'optimizer', 'model_args', 'config', 'tokenizer', 'iter_num', 'best_val_loss', 'rng', 'loaders')
@@ -285,38 +292,43 @@ def plot_log(out_dir, title: str = ''):  # a run's out_dir (its config.json and 
     return fig
 
 # %% ../nbs/06_training.ipynb #f5342710
-MODEL_KEYS = ('n_layer', 'n_head', 'n_embd', 'block_size', 'bias', 'vocab_size')
+SHAPE_KEYS = ('n_layer', 'n_head', 'n_embd', 'bias', 'gelu_approximate')  # the model's shape: fixed by a checkpoint
 
 
 class NonFiniteLossError(RuntimeError):
     "The loss became NaN or infinite"
 
 
-def check_resumable(model_args: dict, wanted: dict, path):  # the checkpoint's GPTConfig; this run's; the file
-    "Refuse a checkpoint whose model shape or vocabulary differs from this run's, saying which"
-    if model_args['vocab_size'] != wanted['vocab_size']:
-        raise ValueError(f"{path} was trained on a vocabulary of {model_args['vocab_size']:,} tokens but this dataset has "
-                         f"{wanted['vocab_size']:,}: resume with the dataset it was trained on (see config.json next to it).")
-    diff = [f'{k}={model_args[k]} (asked: {wanted[k]})' for k in MODEL_KEYS if model_args[k] != wanted[k]]
-    if diff:
-        raise ValueError(f'{path} holds a model with {", ".join(diff)}: resume with the settings it was trained with '
-                         '(see config.json next to it), or train from scratch in another --out_dir.')
+def model_args_from(source: dict, wanted: dict, explicit, name, fine_tune: bool = False) -> dict:  # the checkpoint's GPTConfig fields; this run's; keys the user set; the checkpoint; block_size may shrink
+    "This run's model arguments when it starts from `source`'s weights: their shape, this run's dropout; conflicts are errors"
+    source = {**asdict(GPTConfig()), **source}  # checkpoints from before a field existed have its default
+    if source['vocab_size'] != wanted['vocab_size']:
+        raise ValueError(f"{name} was trained on a vocabulary of {source['vocab_size']:,} tokens but this dataset has "
+                         f"{wanted['vocab_size']:,}: use a dataset prepared with the same tokenizer (see config.json next to it).")
+    conflicts = [k for k in SHAPE_KEYS if k in explicit and wanted[k] != source[k]]
+    block_size = wanted['block_size'] if 'block_size' in explicit else source['block_size']
+    if block_size != source['block_size'] and not (fine_tune and block_size < source['block_size']): conflicts.append('block_size')
+    if conflicts:
+        hint = ('these come from the checkpoint, so leave them out (block_size may only shrink; dropout may change).' if fine_tune else
+                'resume with the settings it was trained with (see config.json next to it), or train from scratch in another --out_dir.')
+        raise ValueError(f'{name} holds a model with {", ".join(f"{k}={source[k]} (asked: {wanted[k]})" for k in conflicts)}: {hint}')
+    return {**wanted, **{k: source[k] for k in SHAPE_KEYS}, 'block_size': block_size}
 
 
 class _StopOnInterrupt:
-    "Within the block, the first Ctrl-C sets `.requested` (the loop stops after its step); a second one interrupts"
+    "Within the block, Ctrl-C (or SIGTERM) sets `.requested` and the loop stops after its step; Ctrl-C again a second later interrupts"
     def __enter__(self):
-        self.requested, self.previous = False, None
+        self.requested, self.at, self.previous = False, 0.0, {}
         if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGINT, self._handle)
+            for sig in (signal.SIGINT, signal.SIGTERM): self.previous[sig] = signal.signal(sig, self._handle)
         return self
 
     def _handle(self, signum, frame):
-        if self.requested: raise KeyboardInterrupt
-        self.requested = True
+        if self.requested and signum == signal.SIGINT and time.monotonic() - self.at > 1: raise KeyboardInterrupt
+        if not self.requested: self.requested, self.at = True, time.monotonic()  # torchrun forwards the terminal's Ctrl-C: one stop
 
     def __exit__(self, *exc):
-        if self.previous is not None: signal.signal(signal.SIGINT, self.previous)
+        for sig, handler in self.previous.items(): signal.signal(sig, handler)
 
 
 def _log(out_dir: Path, record: dict, wandb_run=None):
@@ -324,70 +336,116 @@ def _log(out_dir: Path, record: dict, wandb_run=None):
     if wandb_run is not None: wandb_run.log(record)
 
 
-def train(cfg: TrainConfig) -> dict:
-    "Train a GPT as `cfg` says; returns the run's figures and the trained (uncompiled) model"
-    # -- setup: device, data, model, optimizer, or all of it from the last checkpoint
-    device = resolve_device(cfg.device)
-    dtype = resolve_dtype(cfg.dtype, device)
-    if cfg.init_from not in ('scratch', 'resume'): raise ValueError(f"init_from must be 'scratch' or 'resume', got {cfg.init_from!r}.")
+def _tokenizer_name(meta: dict) -> str:
+    return f"a vocabulary of {len(meta['chars'])} characters" if meta['kind'] == 'char' else f"tiktoken's {meta.get('encoding')} encoding"
+
+
+def _explicit(cfg: TrainConfig) -> set:
+    "The settings of `cfg` that differ from the defaults: taken as set on purpose"
+    default = TrainConfig()
+    return {f.name for f in fields(cfg) if getattr(cfg, f.name) != getattr(default, f.name)}
+
+
+def train(cfg: TrainConfig,  # the run's settings
+          explicit=None) -> dict:  # the settings the user gave (command line, config file); default: those unlike TrainConfig's defaults
+    "Train a GPT as `cfg` says, in this process or as one of torchrun's; returns the run's figures and the trained (uncompiled) model"
+    from nanogpt.distributed import Distributed
+    explicit = _explicit(cfg) if explicit is None else set(explicit)
+    ddp = Distributed.from_env()
+    try:
+        return _train(cfg, explicit, ddp)
+    finally:
+        ddp.close()  # leave the process group: at the end, on error and on Ctrl-C
+
+
+def _train(cfg: TrainConfig, explicit: set, ddp) -> dict:
+    # -- setup: device, data, model, optimizer, or all of it from a checkpoint
     for key in ('batch_size', 'block_size', 'gradient_accumulation_steps', 'eval_interval', 'eval_iters'):
         if getattr(cfg, key) < 1: raise ValueError(f'{key} must be at least 1, got {getattr(cfg, key)}.')
+    device = ddp.start(resolve_device(cfg.device), cfg.backend)
+    dtype = resolve_dtype(cfg.dtype, device)
+    if cfg.gradient_accumulation_steps % ddp.world_size and 'gradient_accumulation_steps' not in explicit:  # a preset's 1: one each
+        cfg = replace(cfg, gradient_accumulation_steps=ddp.world_size * math.ceil(cfg.gradient_accumulation_steps / ddp.world_size))
+    micro_steps = ddp.local_steps(cfg.gradient_accumulation_steps)  # this process's micro-batches per step
     if device.startswith('cuda'): torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
     dataset_dir = Path(cfg.data_dir) / cfg.dataset
     meta = load_meta(dataset_dir)
     out_dir = Path(cfg.out_dir)
     model_args = dict(n_layer=cfg.n_layer, n_head=cfg.n_head, n_embd=cfg.n_embd, block_size=cfg.block_size, bias=cfg.bias,
-                      vocab_size=meta['vocab_size'], dropout=cfg.dropout, gradient_checkpointing=cfg.gradient_checkpointing)
-    checkpoint = None
+                      vocab_size=meta['vocab_size'], dropout=cfg.dropout, gradient_checkpointing=cfg.gradient_checkpointing,
+                      gelu_approximate='none')
+    checkpoint = source = None
     if cfg.init_from == 'resume':
         checkpoint = load_checkpoint(out_dir / 'ckpt.pt', device)
-        check_resumable(checkpoint['model_args'], model_args, out_dir / 'ckpt.pt')
-    torch.manual_seed(cfg.seed)
-    random.seed(cfg.seed)
-    loaders = {'train': BatchLoader(dataset_dir, 'train', cfg.batch_size, cfg.block_size, device, seed=cfg.seed),
-               'eval_train': BatchLoader(dataset_dir, 'train', cfg.batch_size, cfg.block_size, device, seed=cfg.seed + 1),
-               'eval_val': BatchLoader(dataset_dir, 'val', cfg.batch_size, cfg.block_size, device, seed=cfg.seed + 2)}
-    model = GPT(GPTConfig(**model_args)).to(device)
+        model_args = model_args_from(checkpoint['model_args'], model_args, explicit, out_dir / 'ckpt.pt')
+    elif cfg.init_from != 'scratch':  # fine-tuning: GPT-2 weights, a Hugging Face-layout folder, or another run's out_dir (lesson 08)
+        from nanogpt.pretrained import load_init_source
+        source = load_init_source(cfg.init_from, device)
+        if source['tokenizer'] is not None and source['tokenizer'] != meta['tokenizer']:
+            raise ValueError(f"{cfg.init_from} was trained with {_tokenizer_name(source['tokenizer'])} but {dataset_dir} was "
+                             f"prepared with {_tokenizer_name(meta['tokenizer'])}: prepare it with the same tokenizer "
+                             "(e.g. nanogpt prepare FILE --tokenizer gpt2).")
+        model_args = model_args_from(source['model_args'], model_args, explicit, cfg.init_from, fine_tune=True)
+    cfg = replace(cfg, **{k: model_args[k] for k in ('n_layer', 'n_head', 'n_embd', 'bias', 'block_size')})  # what the run really is
+    torch.manual_seed(cfg.seed + ddp.rank)  # dropout differs per process; DDP copies rank 0's initial weights to all
+    random.seed(cfg.seed + ddp.rank)
+    seed = cfg.seed + 1000 * ddp.rank  # each process draws its own batches
+    loaders = {'train': BatchLoader(dataset_dir, 'train', cfg.batch_size, cfg.block_size, device, seed=seed),
+               'eval_train': BatchLoader(dataset_dir, 'train', cfg.batch_size, cfg.block_size, device, seed=seed + 1),
+               'eval_val': BatchLoader(dataset_dir, 'val', cfg.batch_size, cfg.block_size, device, seed=seed + 2)}
+    if source is not None:
+        model = GPT(GPTConfig(**{**model_args, 'block_size': source['model_args']['block_size']}))
+        model.load_state_dict(source['state_dict'])
+        if cfg.block_size < model.config.block_size: model.crop_block_size(cfg.block_size)
+        model = model.to(device)
+        del source
+    else:
+        model = GPT(GPTConfig(**model_args)).to(device)
     optimizer = configure_optimizer(model, cfg.weight_decay, cfg.learning_rate, (cfg.beta1, cfg.beta2), device)
     iter_num, best_val_loss = 0, float('inf')
     if checkpoint is not None:
         model.load_state_dict(checkpoint['model'])
         optimizer.load_state_dict(checkpoint['optimizer'])
         iter_num, best_val_loss = checkpoint['iter_num'], checkpoint['best_val_loss']
-        for name, loader in loaders.items(): loader.load_state_dict(checkpoint['loaders'][name])
-        set_rng_state(checkpoint['rng'])
+        ranks = checkpoint.get('ranks', [{'loaders': checkpoint['loaders'], 'rng': checkpoint['rng']}])
+        if ddp.rank < len(ranks):  # a different number of processes: the new ones start their own batch order
+            for name, loader in loaders.items(): loader.load_state_dict(ranks[ddp.rank]['loaders'][name])
+            set_rng_state(ranks[ddp.rank]['rng'])
         del checkpoint  # free the memory before training
     ctx = autocast_context(device, dtype)
     scaler = torch.amp.GradScaler(device.split(':')[0], enabled=dtype == 'float16')
     example = (torch.zeros(cfg.batch_size, cfg.block_size, dtype=torch.long, device=device),) * 2
     forward_model = compile_model(model, example, ctx) if cfg.compile else model
-    out_dir.mkdir(parents=True, exist_ok=True)
+    step_model = ddp.wrap(forward_model)  # DDP averages gradients across processes
     resolved = {**asdict(cfg), 'device': device, 'dtype': dtype}
-    atomic_write_bytes(out_dir / 'config.json', (json.dumps(resolved, indent=1) + '\n').encode())
     wandb_run = None
-    if cfg.wandb_log:
-        try: import wandb
-        except ImportError: warnings.warn('wandb_log=True but wandb is not installed (pip install wandb): logging to log.jsonl only.')
-        else: wandb_run = wandb.init(project=cfg.wandb_project, name=cfg.wandb_run_name, config=resolved)
-    tokens_per_iter = cfg.gradient_accumulation_steps * cfg.batch_size * cfg.block_size
-    say = tqdm.write if cfg.progress else print
+    if ddp.is_main:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(out_dir / 'config.json', (json.dumps(resolved, indent=1) + '\n').encode())
+        if cfg.wandb_log:
+            try: import wandb
+            except ImportError: warnings.warn('wandb_log=True but wandb is not installed (pip install wandb): logging to log.jsonl only.')
+            else: wandb_run = wandb.init(project=cfg.wandb_project, name=cfg.wandb_run_name, config=resolved)
+    tokens_per_iter = cfg.gradient_accumulation_steps * cfg.batch_size * cfg.block_size  # all processes together
+    say = (tqdm.write if cfg.progress else print) if ddp.is_main else (lambda *a: None)
 
-    def checkpoint_now() -> dict:
-        return {'model': clean_state_dict(model.state_dict()), 'optimizer': optimizer.state_dict(), 'model_args': model_args,
-                'config': resolved, 'iter_num': iter_num, 'best_val_loss': best_val_loss, 'rng': rng_state(),
-                'loaders': {name: loader.state_dict() for name, loader in loaders.items()}, 'tokenizer': meta['tokenizer']}
+    def save_now(*names: str):  # every process takes part (they all hold loader and RNG states); rank 0 writes
+        ranks = ddp.gather({'loaders': {name: loader.state_dict() for name, loader in loaders.items()}, 'rng': rng_state()})
+        if not ddp.is_main: return
+        state = {'model': clean_state_dict(model.state_dict()), 'optimizer': optimizer.state_dict(), 'model_args': model_args,
+                 'config': resolved, 'iter_num': iter_num, 'best_val_loss': best_val_loss, 'rng': ranks[0]['rng'],
+                 'loaders': ranks[0]['loaders'], 'tokenizer': meta['tokenizer'], **({'ranks': ranks} if len(ranks) > 1 else {})}
+        for name in names: save_checkpoint(out_dir / name, state)
 
     def evaluate() -> dict:
         nonlocal best_val_loss
         with ctx: losses = estimate_loss(forward_model, {'train': loaders['eval_train'], 'val': loaders['eval_val']}, cfg.eval_iters)
+        losses = dict(zip(losses, ddp.mean(*losses.values())))  # every process evaluates its own batches
         say(f"step {iter_num}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
-        _log(out_dir, {'iter': iter_num, 'train_loss': losses['train'], 'val_loss': losses['val']}, wandb_run)
+        if ddp.is_main: _log(out_dir, {'iter': iter_num, 'train_loss': losses['train'], 'val_loss': losses['val']}, wandb_run)
         improved = losses['val'] < best_val_loss
         best_val_loss = min(best_val_loss, losses['val'])
-        if not cfg.eval_only:
-            state = checkpoint_now()
-            save_checkpoint(out_dir / 'ckpt.pt', state)  # the last state, for resuming
-            if improved: save_checkpoint(out_dir / 'best.pt', state)
+        if not cfg.eval_only: save_now('ckpt.pt', *(['best.pt'] if improved else []))  # the last state, for resuming; the best
         return losses
 
     # -- the loop
@@ -395,20 +453,21 @@ def train(cfg: TrainConfig) -> dict:
     if iter_num == 0 or cfg.eval_only: result['eval'] = evaluate()
     if cfg.eval_only: return {**result, 'stopped': 'eval_only', 'iter_num': iter_num, 'best_val_loss': best_val_loss}
     model.train()
-    start_iter, start_time = iter_num, time.perf_counter()
-    bar = tqdm(total=cfg.max_iters, initial=iter_num, disable=not cfg.progress, desc='training', unit='it')
+    start_iter, start_time, stop = iter_num, time.perf_counter(), False
+    bar = tqdm(total=cfg.max_iters, initial=iter_num, disable=not (cfg.progress and ddp.is_main), desc='training', unit='it')
     with _StopOnInterrupt() as interrupt:
         while iter_num < cfg.max_iters:
-            if interrupt.requested:
-                save_checkpoint(out_dir / 'ckpt.pt', checkpoint_now())
+            if stop:
+                save_now('ckpt.pt')
                 say(f'interrupted: saved {out_dir / "ckpt.pt"} at iteration {iter_num}; continue with --init_from=resume')
                 result['stopped'] = 'interrupted'
                 break
             lr = get_lr(iter_num, cfg)
             for group in optimizer.param_groups: group['lr'] = lr
             t0 = time.perf_counter()
-            loss, norm = train_step(forward_model, optimizer, loaders['train'].next_batch, cfg.gradient_accumulation_steps,
-                                    cfg.grad_clip, ctx, scaler)
+            loss, norm = train_step(step_model, optimizer, loaders['train'].next_batch, micro_steps, cfg.grad_clip, ctx, scaler)
+            loss, = ddp.mean(loss)  # the loss of the whole step, over all processes
+            stop = ddp.any(interrupt.requested)  # all processes stop at the same step
             if not math.isfinite(loss):
                 raise NonFiniteLossError(f'The loss became {loss} at iteration {iter_num}: stopped before updating the weights; '
                                          f'the last good checkpoint in {out_dir} is kept. Try a lower --learning_rate, '
@@ -416,11 +475,11 @@ def train(cfg: TrainConfig) -> dict:
             dt = time.perf_counter() - t0
             result['losses'].append(loss)
             if cfg.log_interval and iter_num % cfg.log_interval == 0:
-                speed = f'mfu {model.estimate_mfu(cfg.gradient_accumulation_steps * cfg.batch_size, dt, 312e12) * 100:.2f}%' \
+                speed = f'mfu {model.estimate_mfu(micro_steps * cfg.batch_size, dt, 312e12) * 100:.2f}%' \
                     if device.startswith('cuda') else f'{tokens_per_iter / dt:,.0f} tok/s'
                 say(f'iter {iter_num}: loss {loss:.4f}, time {dt * 1000:.2f}ms, {speed}, norm {norm:.2f}, lr {lr:.2e}')
-                _log(out_dir, {'iter': iter_num, 'train_loss': loss, 'lr': lr, 'ms': dt * 1000,
-                               'tokens_per_sec': tokens_per_iter / dt}, wandb_run)
+                if ddp.is_main: _log(out_dir, {'iter': iter_num, 'train_loss': loss, 'lr': lr, 'ms': dt * 1000,
+                                               'tokens_per_sec': tokens_per_iter / dt}, wandb_run)
             iter_num += 1
             bar.update(1)
             bar.set_postfix(loss=f'{loss:.4f}', refresh=False)
@@ -497,8 +556,8 @@ def default_preset(device: str = 'auto') -> str:  # the device to train on
     return 'shakespeare_char' if resolve_device(device).startswith('cuda') else 'shakespeare_char_fast'
 
 
-def config_from_args(args: list) -> TrainConfig:  # [PRESET or CONFIG_FILE] then --key=value pairs
-    "The `TrainConfig` for `nanogpt train` arguments: a preset or config file (default: the device's preset), then overrides"
+def parse_train_args(args: list) -> tuple[TrainConfig, set]:  # [PRESET or CONFIG_FILE] then --key=value pairs
+    "The `TrainConfig` for `nanogpt train` arguments, and the keys the user set (in a config file or as --key=value)"
     args = list(args)
     source = args.pop(0) if args and not args[0].startswith('--') else None
     overrides = {}
@@ -507,8 +566,14 @@ def config_from_args(args: list) -> TrainConfig:  # [PRESET or CONFIG_FILE] then
             raise ValueError(f'Expected --key=value, got {arg!r} (a preset or config file goes first, once).')
         key, text = arg[2:].split('=', 1)
         overrides[key] = parse_value(key, text)
+    from_file = {}
     if source is None: settings = PRESETS[default_preset(overrides.get('device', 'auto'))]
     elif source in PRESETS: settings = PRESETS[source]
-    elif Path(source).is_file(): settings = read_config_file(source)
+    elif Path(source).is_file(): settings = from_file = read_config_file(source)
     else: raise ValueError(f'{source!r} is neither a preset ({", ".join(PRESETS)}) nor a config file.')
-    return TrainConfig(**{**settings, **overrides})
+    return TrainConfig(**{**settings, **overrides}), set(from_file) | set(overrides)
+
+
+def config_from_args(args: list) -> TrainConfig:  # [PRESET or CONFIG_FILE] then --key=value pairs
+    "The `TrainConfig` for `nanogpt train` arguments: a preset or config file (default: the device's preset), then overrides"
+    return parse_train_args(args)[0]
