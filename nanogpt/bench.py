@@ -5,6 +5,7 @@
 # %% ../nbs/bench.ipynb #a3259807
 from __future__ import annotations
 
+import statistics
 import time
 from pathlib import Path
 
@@ -18,16 +19,26 @@ from .data import BatchLoader, load_meta, prepare
 from .model import GPT, GPTConfig
 
 # %% auto #0
-__all__ = ['MODEL_SHAPES', 'rate', 'reopening_get_batch', 'bench_loader', 'LectureGPT', 'bench_model', 'bench_sample']
+__all__ = ['MODEL_SHAPES', 'rate', 'rates', 'reopening_get_batch', 'bench_loader', 'LectureGPT', 'bench_model', 'bench_sample']
 
 # %% ../nbs/bench.ipynb #d5b50ac5
-def rate(fn, seconds: float = 2.0, min_calls: int = 3) -> float:  # the call to time; how long to keep calling it
-    "Calls of `fn` per second, after one warm-up call"
-    fn()
+def rate(fn, seconds: float = 2.0, min_calls: int = 3,  # the call to time; how long to keep calling it
+         warmup: bool = True) -> float:  # make one untimed call first
+    "Calls of `fn` per second"
+    if warmup: fn()
     calls, start = 0, time.perf_counter()
     while calls < min_calls or time.perf_counter() - start < seconds:
         fn(); calls += 1
     return calls / (time.perf_counter() - start)
+
+
+def rates(fns: dict, seconds: float = 2.0, rounds: int = 5) -> dict:  # name -> call; time per call in all; alternations
+    "Calls per second of each of `fns`, timed in alternating rounds, the median round of each: fair on a noisy machine"
+    for fn in fns.values(): fn()  # warm-up
+    per_round = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items(): per_round[name].append(rate(fn, seconds / rounds, min_calls=1, warmup=False))
+    return {name: statistics.median(r) for name, r in per_round.items()}
 
 
 def _dataset(data_dir, name='shakespeare_char') -> Path:
@@ -56,8 +67,9 @@ def bench_loader(data_dir='data', seconds: float = 2.0, shapes=((12, 64), (64, 2
     for batch_size, block_size in shapes:
         loader = BatchLoader(dataset, 'train', batch_size, block_size)
         gen = torch.Generator().manual_seed(0)
-        reference = rate(lambda: reopening_get_batch(dataset / 'train.bin', dtype, batch_size, block_size, gen), seconds)
-        ours = rate(loader.next_batch, seconds)
+        measured = rates({'reference': lambda: reopening_get_batch(dataset / 'train.bin', dtype, batch_size, block_size, gen),
+                          'ours': loader.next_batch}, 2 * seconds)
+        reference, ours = measured['reference'], measured['ours']
         rows.append(dict(batch_size=batch_size, block_size=block_size, reference=reference, ours=ours, speedup=ours / reference))
         print(f'{batch_size:>6} x {block_size:<6} {reference:>19,.0f} {ours:>17,.0f} {ours / reference:>8.1f}x')
     return rows
@@ -102,13 +114,13 @@ def bench_model(seconds: float = 2.0, shapes: dict = MODEL_SHAPES, vocab_size: i
         cfg = GPTConfig(vocab_size=vocab_size, dropout=0.0, **fields)
         torch.manual_seed(0)
         idx = torch.randint(vocab_size, (batch_size, cfg.block_size))  # (B, T)
-        results = {}
-        for label, model in (('lecture', LectureGPT(cfg)), ('ours', GPT(cfg))):
-            def step():
+        def step(model):
+            def run():
                 _, loss = model(idx, idx)
                 loss.backward()
                 model.zero_grad(set_to_none=True)
-            results[label] = rate(step, seconds) * idx.numel()
+            return run
+        results = {label: r * idx.numel() for label, r in rates({'lecture': step(LectureGPT(cfg)), 'ours': step(GPT(cfg))}, 2 * seconds).items()}
         rows.append(dict(model=name, reference=results['lecture'], ours=results['ours'], speedup=results['ours'] / results['lecture']))
         print(f"{name:<32} {results['lecture']:>16,.0f} {results['ours']:>12,.0f} {results['ours'] / results['lecture']:>8.2f}x")
     return rows

@@ -13,8 +13,8 @@ import torch.nn.functional as F
 from .attention import KVCache
 
 # %% auto #0
-__all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', 'sample_next', 'window_start', 'generate_stream',
-           'generate', 'load_trained', 'sample_text', 'sampling_sliders']
+__all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', 'sample_next', 'window_start', 'decode_step',
+           'generate_stream', 'generate', 'load_trained', 'sample_text', 'sampling_sliders']
 
 # %% ../nbs/07_sampling.ipynb #a6e809c6
 def check_sampling_args(temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
@@ -61,6 +61,29 @@ def window_start(length: int, start: int, block_size: int) -> int:  # tokens so 
     if length - start <= block_size: return start
     return length - max(1, block_size // 2)
 
+# %% ../nbs/07_sampling.ipynb #caaaff3c
+@torch.inference_mode()
+def decode_step(model, token: torch.Tensor,  # a GPT in eval mode; (B, 1) the newest token ids
+                caches: list, pos: int) -> torch.Tensor:  # the model's per-block KV caches, holding positions < pos; its position
+    "Logits (B, 1, vocab_size) for one new token at `pos`: `model(token, kv_caches=caches, start_pos=pos)`, flat over the weights"
+    cfg, tr = model.config, model.transformer
+    B, C, n_head = token.size(0), cfg.n_embd, cfg.n_head
+    if pos >= cfg.block_size: raise ValueError(f'Position {pos} is past the context (block_size={cfg.block_size}).')
+    x = tr.wte.weight[token] + tr.wpe.weight[pos]  # (B, 1, C)
+    for block, cache in zip(tr.h, caches):
+        attn, mlp = block.attn, block.mlp
+        h = F.layer_norm(x, (C,), block.ln_1.weight, block.ln_1.bias, 1e-5)  # (B, 1, C)
+        qkv = F.linear(h, attn.c_attn.weight, attn.c_attn.bias).view(B, 1, 3, n_head, C // n_head)  # (B, 1, 3, nh, hs)
+        q, k, v = qkv.permute(2, 0, 3, 1, 4)  # (B, nh, 1, hs) each
+        k, v = cache.update(k, v)  # (B, nh, pos + 1, hs)
+        y = F.scaled_dot_product_attention(q, k, v)  # (B, nh, 1, hs): one query sees every cached position
+        x = x + F.linear(y.reshape(B, 1, C), attn.c_proj.weight, attn.c_proj.bias)  # (B, 1, C)
+        h = F.layer_norm(x, (C,), block.ln_2.weight, block.ln_2.bias, 1e-5)
+        h = F.gelu(F.linear(h, mlp.c_fc.weight, mlp.c_fc.bias), approximate=cfg.gelu_approximate)  # (B, 1, 4C)
+        x = x + F.linear(h, mlp.c_proj.weight, mlp.c_proj.bias)  # (B, 1, C)
+    x = F.layer_norm(x, (C,), tr.ln_f.weight, tr.ln_f.bias, 1e-5)
+    return F.linear(x, model.lm_head.weight)[..., :cfg.vocab_size]  # (B, 1, V)
+
 # %% ../nbs/07_sampling.ipynb #6311303c
 @torch.no_grad()
 def generate_stream(model, idx: torch.Tensor, max_new_tokens: int, *,  # a GPT; (B, T) prompt ids
@@ -76,16 +99,17 @@ def generate_stream(model, idx: torch.Tensor, max_new_tokens: int, *,  # a GPT; 
     try:
         seq = idx
         start = max(0, seq.size(1) - block_size)  # a long prompt is cropped to its last block_size tokens
-        caches, fed = None, 0  # `fed`: tokens of the current window already in the caches
+        caches = None  # one KVCache per block, holding the current window
         stop = torch.tensor(list(stop_tokens), device=idx.device, dtype=torch.long)
         finished = torch.zeros(idx.size(0), dtype=torch.bool, device=idx.device)
         for _ in range(max_new_tokens):
             new_start = window_start(seq.size(1), start, block_size)
-            if new_start != start: start, caches, fed = new_start, None, 0  # the window slid: rebuild the caches
-            if use_cache:
-                if caches is None: caches = [KVCache() for _ in range(model.config.n_layer)]
-                logits, _ = model(seq[:, start + fed:], kv_caches=caches, start_pos=fed)  # (B, 1, V)
-                fed = seq.size(1) - start
+            if new_start != start: start, caches = new_start, None  # the window slid: rebuild the caches
+            if use_cache and caches is None:  # prefill: the whole window through the model, filling the caches
+                caches = [KVCache() for _ in range(model.config.n_layer)]
+                logits, _ = model(seq[:, start:], kv_caches=caches)  # (B, 1, V)
+            elif use_cache:  # one new token, at its position in the window
+                logits = decode_step(model, seq[:, -1:], caches, seq.size(1) - 1 - start)  # (B, 1, V)
             else:
                 logits, _ = model(seq[:, start:])  # (B, 1, V): the whole window, every step
             logits = apply_repetition_penalty(logits[:, -1].float(), seq[:, start:], repetition_penalty)  # (B, V)

@@ -150,13 +150,15 @@ def autocast_context(device: str, dtype: str):  # resolved device and dtype
 # %% ../nbs/06_training.ipynb #a5da49bf
 def configure_optimizer(model: nn.Module, weight_decay: float, learning_rate: float,  # decay for matrices; peak rate
                         betas: tuple, device: str) -> torch.optim.AdamW:  # (beta1, beta2); where the model lives
-    "AdamW with weight decay on parameters of 2 or more dimensions only, fused on CUDA"
+    "AdamW with weight decay on parameters of 2 or more dimensions only, fused where PyTorch has the kernel (CUDA, CPU)"
     params = [p for p in model.parameters() if p.requires_grad]  # each shared (tied) tensor once
     decay = [p for p in params if p.dim() >= 2]  # matrices and embeddings
     no_decay = [p for p in params if p.dim() < 2]  # biases and LayerNorm gains
     groups = [{'params': decay, 'weight_decay': weight_decay}, {'params': no_decay, 'weight_decay': 0.0}]
-    fused = device.startswith('cuda') and 'fused' in inspect.signature(torch.optim.AdamW).parameters
-    return torch.optim.AdamW(groups, lr=learning_rate, betas=betas, **({'fused': True} if fused else {}))
+    if device.split(':')[0] in ('cuda', 'cpu') and 'fused' in inspect.signature(torch.optim.AdamW).parameters:
+        try: return torch.optim.AdamW(groups, lr=learning_rate, betas=betas, fused=True)
+        except RuntimeError: pass  # a PyTorch without the fused kernel for this device
+    return torch.optim.AdamW(groups, lr=learning_rate, betas=betas)
 
 # %% ../nbs/06_training.ipynb #202e1c29
 def get_lr(it: int, cfg: TrainConfig) -> float:  # the iteration; its learning_rate, min_lr, warmup_iters, lr_decay_iters, decay_lr
