@@ -108,23 +108,25 @@ def _online(url: str, timeout: float = 3.0) -> bool:
 
 def _hub_files(name: str) -> tuple[Path, Path]:
     repo = HF_REPOS[name]
-    help = (f'{name} needs two files from https://huggingface.co/{repo}: config.json and model.safetensors. Either install '
-            '`huggingface_hub` (pip install huggingface_hub) and run once online (they are then cached in ~/.cache/huggingface), '
-            f'or download those two files into a folder and pass that folder instead of the name (e.g. --init_from=gpt2_weights/).')
+    online_once = 'run once with network access (the files are then cached in ~/.cache/huggingface)'
+    def instructions(how: str) -> str:
+        return (f'{name} needs two files from https://huggingface.co/{repo}: config.json and model.safetensors. Either {how}, '
+                'or download those two files into a folder and pass that folder instead of the name (e.g. --init_from=gpt2_weights/).')
     try:
         from huggingface_hub import constants, hf_hub_download
     except ImportError:
-        raise FileNotFoundError(f'The weights of {name} are not here and huggingface_hub is not installed. {help}') from None
+        raise FileNotFoundError(f'The weights of {name} are not here and huggingface_hub is not installed. '
+                                f'{help("install huggingface_hub (pip install huggingface_hub) and " + online_once)}') from None
     try:  # the local cache first: no network needed
         return tuple(Path(hf_hub_download(repo, f, local_files_only=True)) for f in ('config.json', 'model.safetensors'))
     except Exception: pass
     if os.environ.get('HF_HUB_OFFLINE', '0') not in ('0', '') or not _online(constants.ENDPOINT):
         raise FileNotFoundError(f'The weights of {name} are not in the Hugging Face cache, and {constants.ENDPOINT} cannot be '
-                                f'reached (offline). {help}')
+                                f'reached (offline). {instructions(online_once)}')
     try:
         return tuple(Path(hf_hub_download(repo, f)) for f in ('config.json', 'model.safetensors'))
     except Exception as e:
-        raise FileNotFoundError(f'Could not download {name} ({type(e).__name__}: {str(e).splitlines()[0][:200]}). {help}') from None
+        raise FileNotFoundError(f'Could not download {name} ({type(e).__name__}: {str(e).splitlines()[0][:200]}). {instructions(online_once)}') from None
 
 
 def pretrained_files(name_or_path) -> tuple[Path, Path]:  # a GPT-2 name, or a folder in the Hugging Face layout
