@@ -116,7 +116,7 @@ def _hub_files(name: str) -> tuple[Path, Path]:
         from huggingface_hub import constants, hf_hub_download
     except ImportError:
         raise FileNotFoundError(f'The weights of {name} are not here and huggingface_hub is not installed. '
-                                f'{help("install huggingface_hub (pip install huggingface_hub) and " + online_once)}') from None
+                                f'{instructions("install huggingface_hub (pip install huggingface_hub) and " + online_once)}') from None
     try:  # the local cache first: no network needed
         return tuple(Path(hf_hub_download(repo, f, local_files_only=True)) for f in ('config.json', 'model.safetensors'))
     except Exception: pass
