@@ -76,12 +76,12 @@ def _add_train(sub):
 
 
 def _run_train(args):
-    import os
     from nanogpt.data import DATASETS, load_tokenizer, prepare
+    from nanogpt.distributed import Distributed
     from nanogpt.sample import sample_text
     from nanogpt.train import parse_train_args, resolve_device, train
     cfg, explicit = parse_train_args(args.settings)
-    main_process = int(os.environ.get('RANK', 0)) == 0  # under torchrun, one process talks and prepares the data
+    main_process = Distributed.from_env().is_main  # under torchrun, one process talks and prepares the data
     say = print if main_process else (lambda *a, **k: None)
     dataset_dir = Path(cfg.data_dir) / cfg.dataset
     if main_process and cfg.dataset in DATASETS and not (dataset_dir / 'meta.json').exists():  # the others wait in train()
