@@ -5,8 +5,6 @@
 # %% ../nbs/03_bigram.ipynb #cf367ae1
 from __future__ import annotations
 
-import math
-
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -17,7 +17,7 @@ from safetensors.torch import load_file, save
 
 from .data import atomic_write_bytes
 from .model import GPT, GPTConfig
-from .sample import load_trained
+from .sample import load_trained, run_checkpoint
 from .tokenizers import tokenizer_from_meta
 from .train import clean_state_dict, load_checkpoint
 
@@ -165,11 +165,11 @@ def load_pretrained(name_or_path,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-
     config = config_from_hf(hf, **overrides)
     model = GPT(config)
     state = from_hf_state_dict(read_weights(weights_path), config)
-    missing, unexpected = [sorted(set(a) - set(b)) for a, b in ((model.state_dict(), state), (state, model.state_dict()))]
+    expected = model.state_dict()
+    missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     if missing or unexpected:
         raise ValueError(f'{weights_path} does not fit {config_path}: missing {missing[:5]}, unexpected {unexpected[:5]}.')
-    shapes = [f'{k} {tuple(v.shape)} (expected {tuple(model.state_dict()[k].shape)})' for k, v in state.items()
-              if v.shape != model.state_dict()[k].shape]
+    shapes = [f'{k} {tuple(v.shape)} (expected {tuple(expected[k].shape)})' for k, v in state.items() if v.shape != expected[k].shape]
     if shapes: raise ValueError(f'{weights_path} does not fit {config_path}: {"; ".join(shapes[:3])}.')
     model.load_state_dict(state)
     return model
@@ -197,14 +197,9 @@ def pretrained_tokenizer(name_or_path, vocab_size: int) -> dict | None:  # what 
     return {'kind': 'tiktoken', 'encoding': 'gpt2'} if vocab_size == 50257 else None
 
 
-def _run_checkpoint(path) -> Path | None:
-    path = Path(path)
-    return next((path / name for name in ('best.pt', 'ckpt.pt') if (path / name).exists()), None)
-
-
 def load_init_source(init_from: str, device: str = 'cpu') -> dict:  # a GPT-2 name, a Hugging Face-layout folder or an out_dir
     "What a fine-tuning run starts from: {'model_args', 'state_dict', 'tokenizer'}"
-    checkpoint_path = _run_checkpoint(init_from)
+    checkpoint_path = run_checkpoint(init_from)
     if checkpoint_path is not None:  # one of our runs: its best weights
         checkpoint = load_checkpoint(checkpoint_path, device)
         return {'model_args': checkpoint['model_args'], 'state_dict': checkpoint['model'], 'tokenizer': checkpoint['tokenizer']}
@@ -216,7 +211,7 @@ def load_init_source(init_from: str, device: str = 'cpu') -> dict:  # a GPT-2 na
 def load_model(init_from: str = 'resume', out_dir='out', device: str = 'cpu'):  # 'resume' (out_dir), a GPT-2 name, a folder
     "(model, tokenizer) to sample from, in eval mode: a run's out_dir, a nanogpt run folder, or pretrained weights"
     if init_from == 'resume': return load_trained(out_dir, device)
-    if _run_checkpoint(init_from) is not None: return load_trained(init_from, device)
+    if run_checkpoint(init_from) is not None: return load_trained(init_from, device)
     model = load_pretrained(init_from)
     meta = pretrained_tokenizer(init_from, model.config.vocab_size)
     if meta is None:

@@ -14,7 +14,7 @@ from .attention import KVCache
 
 # %% auto #0
 __all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', 'sample_next', 'window_start', 'decode_step',
-           'generate_stream', 'generate', 'load_trained', 'sample_text', 'sampling_sliders']
+           'generate_stream', 'generate', 'run_checkpoint', 'load_trained', 'sample_text', 'sampling_sliders']
 
 # %% ../nbs/07_sampling.ipynb #a6e809c6
 def check_sampling_args(temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
@@ -128,15 +128,19 @@ def generate(model, idx: torch.Tensor, max_new_tokens: int, **kwargs) -> torch.T
     return torch.cat([idx, *generate_stream(model, idx, max_new_tokens, **kwargs)], dim=1)
 
 # %% ../nbs/07_sampling.ipynb #4f779b07
+def run_checkpoint(out_dir):  # a folder
+    "The best (else the last) checkpoint of the `nanogpt train` run in `out_dir`, or None if it holds none"
+    from pathlib import Path
+    return next((Path(out_dir) / name for name in ('best.pt', 'ckpt.pt') if (Path(out_dir) / name).exists()), None)
+
+
 def load_trained(out_dir, device: str = 'cpu'):  # a `nanogpt train` out_dir; where the model goes
     "(model, tokenizer) from the best (else the last) checkpoint in `out_dir`, in eval mode"
-    from pathlib import Path
     from nanogpt.model import GPT, GPTConfig
     from nanogpt.tokenizers import tokenizer_from_meta
     from nanogpt.train import load_checkpoint
-    out_dir = Path(out_dir)
-    path = out_dir / 'best.pt' if (out_dir / 'best.pt').exists() else out_dir / 'ckpt.pt'
-    if not path.exists():
+    path = run_checkpoint(out_dir)
+    if path is None:
         raise FileNotFoundError(f'{out_dir} holds no checkpoint: expected the out_dir of a `nanogpt train` run, with '
                                 'ckpt.pt (and best.pt). Train first, e.g. `nanogpt train --out_dir=out`, or pass --out_dir.')
     checkpoint = load_checkpoint(path, device)

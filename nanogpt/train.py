@@ -22,11 +22,10 @@ from pathlib import Path
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 from .bigram import estimate_loss
-from .data import BatchLoader, atomic_write_bytes, load_meta, load_tokenizer
+from .data import BatchLoader, atomic_write_bytes, load_meta
 from .model import GPT, GPTConfig
 
 # %% auto #0
