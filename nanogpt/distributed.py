@@ -57,6 +57,46 @@ class Distributed:
         on_cuda = next(model.parameters()).is_cuda
         return DDP(model, device_ids=[self.local_rank] if on_cuda else None)
 
+    def shard(self, model: nn.Module) -> nn.Module:  # a GPT on this process's device
+        "`model` sharded in place with FSDP (each `Block`, then the whole model), from rank 0's weights as DDP would start"
+        if not self.launched: return model
+        from torch.distributed.fsdp import fully_shard
+        self.broadcast(model)
+        for block in model.transformer.h: fully_shard(block)  # one all-gather per block: only one block is ever whole
+        return fully_shard(model)  # the embeddings, the tied head and the final LayerNorm
+
+    def broadcast(self, model: nn.Module):
+        "Give every process rank 0's weights (and buffers), in place"
+        if not self.launched: return
+        with torch.no_grad():
+            for tensor in model.state_dict().values(): dist.broadcast(tensor, 0)
+
+    def full_state(self, model: nn.Module, optimizer=None) -> tuple:  # the model, sharded or not; its optimizer, if wanted
+        "(model state, optimizer state) as one process would hold them, plain tensors and the optimizer's own numbering; under FSDP a collective whose result only rank 0 receives"
+        from torch.distributed.fsdp import FSDPModule
+        if not isinstance(model, FSDPModule): return model.state_dict(), None if optimizer is None else optimizer.state_dict()
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_optimizer_state_dict
+        options = StateDictOptions(full_state_dict=True, cpu_offload=True)
+        model_state = get_model_state_dict(model, options=options)
+        if optimizer is None: return model_state, None
+        if not optimizer.state: return model_state, optimizer.state_dict()  # before the first step (gathering would take a step)
+        by_name = get_optimizer_state_dict(model, optimizer, options=options)  # keyed by parameter name
+        if not by_name: return model_state, {}  # not rank 0
+        index = {name: i for i, name in enumerate(_param_names(model, optimizer))}
+        return model_state, {'state': {index[name]: s for name, s in by_name['state'].items()},
+                             'param_groups': [{**g, 'params': [index[name] for name in g['params']]} for g in by_name['param_groups']]}
+
+    def load_optimizer_state(self, model: nn.Module, optimizer, state: dict):  # the model, sharded or not; a `full_state` optimizer state
+        "Load an optimizer state saved by one process, or gathered by `full_state`, into `optimizer`"
+        from torch.distributed.fsdp import FSDPModule
+        if not isinstance(model, FSDPModule): return optimizer.load_state_dict(state)
+        if not state['state']: return  # saved before the first step: nothing learned yet
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
+        names = _param_names(model, optimizer)
+        by_name = {'state': {names[i]: s for i, s in state['state'].items()},
+                   'param_groups': [{**g, 'params': [names[i] for i in g['params']]} for g in state['param_groups']]}
+        set_optimizer_state_dict(model, optimizer, by_name, options=StateDictOptions(full_state_dict=True))
+
     def mean(self, *values: float) -> list[float]:
         "The mean of each value over all processes"
         if not self.launched: return list(values)
@@ -85,3 +125,10 @@ class Distributed:
     def _device(self): return f'cuda:{self.local_rank}' if dist.get_backend() == 'nccl' else 'cpu'
 
     def __repr__(self): return f'Distributed(rank {self.rank} of {self.world_size})' if self.launched else 'Distributed(single process)'
+
+
+def _param_names(model: nn.Module, optimizer) -> list[str]:
+    "The name of each parameter of `optimizer`, in its numbering"
+    names = {id(p): name for name, p in model.named_parameters()}
+    return [names[id(p)] for group in optimizer.param_groups for p in group['params']]
+

@@ -77,6 +77,7 @@ class TrainConfig:
     min_lr: float = 6e-5  # about learning_rate / 10
     # system
     backend: str = 'nccl'  # distributed backend on CUDA under torchrun (the CPU always uses gloo; lesson 09)
+    fsdp: bool = False  # ours: under torchrun, shard parameters, gradients and optimizer state across processes instead of copying them (lesson 09)
     device: str = 'auto'  # 'auto' (cuda > mps > cpu), 'cpu', 'cuda', 'cuda:1', 'mps' (nanoGPT: 'cuda')
     dtype: str = 'auto'  # 'auto' (the best per device), 'float32', 'bfloat16', 'float16' (nanoGPT: bfloat16 if supported, else float16)
     compile: bool = False  # torch.compile the model, falling back with a warning where it fails (nanoGPT: True)
@@ -178,6 +179,7 @@ def train_step(model: nn.Module, optimizer: torch.optim.Optimizer,  # the (possi
     for micro_step in range(accumulation_steps):
         last = micro_step == accumulation_steps - 1
         x, y = next_batch()  # (B, T), (B, T)
+        if hasattr(model, 'set_requires_gradient_sync'): model.set_requires_gradient_sync(last)  # FSDP: reduce them once, on the last
         with (model.no_sync() if hasattr(model, 'no_sync') and not last else nullcontext()):  # DDP: average gradients once, on the last
             with ctx: _, loss = model(x, y)
             loss = loss / accumulation_steps  # the mean over all micro-batches
@@ -189,7 +191,8 @@ def train_step(model: nn.Module, optimizer: torch.optim.Optimizer,  # the (possi
         return loss_value, float('nan')
     scaler.unscale_(optimizer)
     params = [p for group in optimizer.param_groups for p in group['params']]
-    norm = torch.nn.utils.clip_grad_norm_(params, grad_clip if grad_clip > 0 else float('inf')).item()  # the norm before clipping
+    norm = torch.nn.utils.clip_grad_norm_(params, grad_clip if grad_clip > 0 else float('inf'))  # the norm before clipping
+    norm = (norm.full_tensor() if hasattr(norm, 'full_tensor') else norm).item()  # FSDP: a distributed tensor
     if math.isfinite(norm) or scaler.is_enabled():  # float16's scaler skips non-finite steps itself; otherwise never step on NaN
         scaler.step(optimizer)
         scaler.update()
@@ -402,11 +405,12 @@ def _train(cfg: TrainConfig, explicit: set, ddp) -> dict:
         del source
     else:
         model = GPT(GPTConfig(**model_args)).to(device)
+    if checkpoint is not None: model.load_state_dict(checkpoint['model'])
+    if cfg.fsdp: model = ddp.shard(model)  # under torchrun: each process keeps a slice of every tensor (lesson 09)
     optimizer = configure_optimizer(model, cfg.weight_decay, cfg.learning_rate, (cfg.beta1, cfg.beta2), device)
     iter_num, best_val_loss = 0, float('inf')
     if checkpoint is not None:
-        model.load_state_dict(checkpoint['model'])
-        optimizer.load_state_dict(checkpoint['optimizer'])
+        ddp.load_optimizer_state(model, optimizer, checkpoint['optimizer'])
         iter_num, best_val_loss = checkpoint['iter_num'], checkpoint['best_val_loss']
         ranks = checkpoint.get('ranks', [{'loaders': checkpoint['loaders'], 'rng': checkpoint['rng']}])
         if ddp.rank < len(ranks):  # a different number of processes: the new ones start their own batch order
@@ -417,7 +421,7 @@ def _train(cfg: TrainConfig, explicit: set, ddp) -> dict:
     scaler = torch.amp.GradScaler(device.split(':')[0], enabled=dtype == 'float16')
     example = (torch.zeros(cfg.batch_size, cfg.block_size, dtype=torch.long, device=device),) * 2
     forward_model = compile_model(model, example, ctx) if cfg.compile else model
-    step_model = ddp.wrap(forward_model)  # DDP averages gradients across processes
+    step_model = forward_model if cfg.fsdp else ddp.wrap(forward_model)  # DDP averages gradients across processes
     resolved = {**asdict(cfg), 'device': device, 'dtype': dtype}
     wandb_run = None
     if ddp.is_main:
@@ -432,8 +436,10 @@ def _train(cfg: TrainConfig, explicit: set, ddp) -> dict:
 
     def save_now(*names: str):  # every process takes part (they all hold loader and RNG states); rank 0 writes
         ranks = ddp.gather({'loaders': {name: loader.state_dict() for name, loader in loaders.items()}, 'rng': rng_state()})
+        sharded = ddp.full_state(model, optimizer) if cfg.fsdp else None  # FSDP: gathered from every process's slices
         if not ddp.is_main: return
-        state = {'model': clean_state_dict(model.state_dict()), 'optimizer': optimizer.state_dict(), 'model_args': model_args,
+        model_state, optimizer_state = sharded or (model.state_dict(), optimizer.state_dict())
+        state = {'model': clean_state_dict(model_state), 'optimizer': optimizer_state, 'model_args': model_args,
                  'config': resolved, 'iter_num': iter_num, 'best_val_loss': best_val_loss, 'rng': ranks[0]['rng'],
                  'loaders': ranks[0]['loaders'], 'tokenizer': meta['tokenizer'], **({'ranks': ranks} if len(ranks) > 1 else {})}
         for name in names: save_checkpoint(out_dir / name, state)
@@ -487,6 +493,11 @@ def _train(cfg: TrainConfig, explicit: set, ddp) -> dict:
             if iter_num % cfg.eval_interval == 0 or iter_num == cfg.max_iters: result['eval'] = evaluate()
     bar.close()
     if wandb_run is not None: wandb_run.finish()
+    if cfg.fsdp and ddp.launched:  # hand back a whole model, which samples without the other processes
+        model_state, _ = ddp.full_state(model)
+        result['model'] = GPT(GPTConfig(**model_args)).to(device)
+        if ddp.is_main: result['model'].load_state_dict(model_state)
+        ddp.broadcast(result['model'])
     seconds = time.perf_counter() - start_time
     return {**result, 'iter_num': iter_num, 'best_val_loss': best_val_loss, 'seconds': seconds,
             'ms_per_iter': seconds * 1000 / max(iter_num - start_iter, 1)}
