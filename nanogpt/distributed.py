@@ -73,8 +73,7 @@ class Distributed:
 
     def full_state(self, model: nn.Module, optimizer=None) -> tuple:  # the model, sharded or not; its optimizer, if wanted
         "(model state, optimizer state) as one process would hold them, plain tensors and the optimizer's own numbering; under FSDP a collective whose result only rank 0 receives"
-        from torch.distributed.fsdp import FSDPModule
-        if not isinstance(model, FSDPModule): return model.state_dict(), None if optimizer is None else optimizer.state_dict()
+        if not _sharded(model): return model.state_dict(), None if optimizer is None else optimizer.state_dict()
         from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_optimizer_state_dict
         options = StateDictOptions(full_state_dict=True, cpu_offload=True)
         model_state = get_model_state_dict(model, options=options)
@@ -82,19 +81,14 @@ class Distributed:
         if not optimizer.state: return model_state, optimizer.state_dict()  # before the first step (gathering would take a step)
         by_name = get_optimizer_state_dict(model, optimizer, options=options)  # keyed by parameter name
         if not by_name: return model_state, {}  # not rank 0
-        index = {name: i for i, name in enumerate(_param_names(model, optimizer))}
-        return model_state, {'state': {index[name]: s for name, s in by_name['state'].items()},
-                             'param_groups': [{**g, 'params': [index[name] for name in g['params']]} for g in by_name['param_groups']]}
+        return model_state, _rekey(by_name, {name: i for i, name in enumerate(_param_names(model, optimizer))})
 
     def load_optimizer_state(self, model: nn.Module, optimizer, state: dict):  # the model, sharded or not; a `full_state` optimizer state
         "Load an optimizer state saved by one process, or gathered by `full_state`, into `optimizer`"
-        from torch.distributed.fsdp import FSDPModule
-        if not isinstance(model, FSDPModule): return optimizer.load_state_dict(state)
+        if not _sharded(model): return optimizer.load_state_dict(state)
         if not state['state']: return  # saved before the first step: nothing learned yet
         from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
-        names = _param_names(model, optimizer)
-        by_name = {'state': {names[i]: s for i, s in state['state'].items()},
-                   'param_groups': [{**g, 'params': [names[i] for i in g['params']]} for g in state['param_groups']]}
+        by_name = _rekey(state, dict(enumerate(_param_names(model, optimizer))))
         set_optimizer_state_dict(model, optimizer, by_name, options=StateDictOptions(full_state_dict=True))
 
     def mean(self, *values: float) -> list[float]:
@@ -131,4 +125,16 @@ def _param_names(model: nn.Module, optimizer) -> list[str]:
     "The name of each parameter of `optimizer`, in its numbering"
     names = {id(p): name for name, p in model.named_parameters()}
     return [names[id(p)] for group in optimizer.param_groups for p in group['params']]
+
+
+def _rekey(state: dict, key: dict) -> dict:  # an optimizer state dict; old parameter key -> new (index <-> name)
+    "The optimizer state `state` with its parameters renamed through `key`"
+    return {'state': {key[k]: s for k, s in state['state'].items()},
+            'param_groups': [{**g, 'params': [key[k] for k in g['params']]} for g in state['param_groups']]}
+
+
+def _sharded(model: nn.Module) -> bool:
+    "Whether `model` was sharded by `Distributed.shard`"
+    from torch.distributed.fsdp import FSDPModule
+    return isinstance(model, FSDPModule)
 
