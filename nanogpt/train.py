@@ -6,13 +6,16 @@
 from __future__ import annotations
 
 import ast
+import ctypes
 import difflib
 import inspect
 import io
 import json
 import math
+import platform
 import random
 import signal
+import sys
 import threading
 import time
 import warnings
@@ -32,8 +35,8 @@ from .model import GPT, GPTConfig
 __all__ = ['PRESETS', 'DTYPES', 'CHECKPOINT_KEYS', 'SHAPE_KEYS', 'TYPE_NAMES', 'TrainConfig', 'preset', 'resolve_device',
            'resolve_dtype', 'autocast_context', 'configure_optimizer', 'get_lr', 'train_step', 'CheckpointError',
            'clean_state_dict', 'rng_state', 'set_rng_state', 'save_checkpoint', 'load_checkpoint', 'compile_model',
-           'read_log', 'plot_log', 'NonFiniteLossError', 'model_args_from', 'train', 'check_value', 'parse_value',
-           'read_config_file', 'default_preset', 'parse_train_args', 'config_from_args']
+           'read_log', 'plot_log', 'keep_freed_memory', 'NonFiniteLossError', 'model_args_from', 'train', 'check_value',
+           'parse_value', 'read_config_file', 'default_preset', 'parse_train_args', 'config_from_args']
 
 # %% ../nbs/06_training.ipynb #6d20d75c
 @dataclass
@@ -295,6 +298,16 @@ def plot_log(out_dir, title: str = ''):  # a run's out_dir (its config.json and 
     fig.tight_layout()
     return fig
 
+# %% ../nbs/06_training.ipynb #0ecd2209
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameter numbers (glibc's malloc.h)
+
+
+def keep_freed_memory(limit: int = 2**30) -> bool:  # the largest block, in bytes, to keep for reuse
+    "Make glibc's `malloc` keep freed blocks of up to `limit` bytes for reuse instead of returning them to the OS; False without glibc"
+    if sys.platform != 'linux' or platform.libc_ver()[0] != 'glibc': return False
+    libc = ctypes.CDLL(None)  # the C library this process already runs on
+    return libc.mallopt(_M_MMAP_THRESHOLD, limit) == 1 and libc.mallopt(_M_TRIM_THRESHOLD, limit) == 1
+
 # %% ../nbs/06_training.ipynb #f5342710
 SHAPE_KEYS = ('n_layer', 'n_head', 'n_embd', 'bias', 'gelu_approximate')  # the model's shape: fixed by a checkpoint
 
@@ -372,6 +385,7 @@ def _train(cfg: TrainConfig, explicit: set, ddp) -> dict:
         cfg = replace(cfg, gradient_accumulation_steps=ddp.world_size * math.ceil(cfg.gradient_accumulation_steps / ddp.world_size))
     micro_steps = ddp.local_steps(cfg.gradient_accumulation_steps)  # this process's micro-batches per step
     if device.startswith('cuda'): torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
+    if device == 'cpu': keep_freed_memory()  # no page faults for each step's activations (above)
     dataset_dir = Path(cfg.data_dir) / cfg.dataset
     meta = load_meta(dataset_dir)
     out_dir = Path(cfg.out_dir)
