@@ -11,13 +11,15 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
+from .errors import ConfigError
+
 # %% auto #0
 __all__ = ['Head', 'MultiHeadAttention', 'KVCache', 'CausalSelfAttention', 'plot_attention']
 
 # %% ../nbs/04_attention.ipynb #cbf43257
 def _check_length(T: int, block_size: int):
     if T > block_size:
-        raise ValueError(f'The input has {T} tokens but the context is block_size={block_size}: '
+        raise ConfigError(f'The input has {T} tokens but the context is block_size={block_size}: '
                          f'pass at most {block_size} tokens (crop the input to its last {block_size}).')
 
 
@@ -48,7 +50,7 @@ class Head(nn.Module):
 # %% ../nbs/04_attention.ipynb #0e5dc65d
 def _check_heads(n_embd: int, n_head: int):
     if n_head < 1 or n_embd % n_head != 0:
-        raise ValueError(f'n_embd={n_embd} must be a multiple of n_head={n_head}: each head gets n_embd // n_head '
+        raise ConfigError(f'n_embd={n_embd} must be a multiple of n_head={n_head}: each head gets n_embd // n_head '
                          'channels. Change n_embd or n_head.')
 
 
@@ -71,17 +73,26 @@ class MultiHeadAttention(nn.Module):
 
 # %% ../nbs/04_attention.ipynb #91d97e61
 class KVCache:
-    "The keys and values one attention layer has seen so far, grown by concatenation"
-    def __init__(self): self.k = self.v = None
+    "The keys and values one attention layer has seen so far, in buffers allocated once and filled in place"
+    def __init__(self, capacity: int = 0):  # positions to allocate for at the first update (the context); grows past it
+        self.capacity, self.length, self.k, self.v = capacity, 0, None, None
 
-    def update(self, k: torch.Tensor, v: torch.Tensor):  # (B, n_head, T, head_size) new keys and values
-        "Append `k`, `v` along time; return all keys and values so far"
-        self.k = k if self.k is None else torch.cat([self.k, k], dim=2)  # (B, nh, L, hs)
-        self.v = v if self.v is None else torch.cat([self.v, v], dim=2)  # (B, nh, L, hs)
-        return self.k, self.v
+    def update(self, k: torch.Tensor,  # (B, n_head, T, head_size) keys of the new positions
+               v: torch.Tensor):  # (B, n_head, T, head_size) their values
+        "Write `k`, `v` after the cached positions; return views of all keys and values so far, (B, nh, L, hs) each"
+        end = self.length + k.size(2)
+        if self.k is None or end > self.k.size(2):  # the first update, or more positions than allocated: double
+            size = max(end, self.capacity, 2 * self.length)
+            old_k, old_v = self.k, self.v
+            self.k, self.v = k.new_empty(*k.shape[:2], size, k.size(3)), v.new_empty(*v.shape[:2], size, v.size(3))
+            if old_k is not None: self.k[:, :, :self.length], self.v[:, :, :self.length] = old_k[:, :, :self.length], old_v[:, :, :self.length]
+        self.k.narrow(2, self.length, k.size(2)).copy_(k)  # (B, nh, T, hs) written in place
+        self.v.narrow(2, self.length, v.size(2)).copy_(v)
+        self.length = end
+        return self.k.narrow(2, 0, end), self.v.narrow(2, 0, end)  # (B, nh, L, hs) each: views, no copy
 
-    def __len__(self): return 0 if self.k is None else self.k.size(2)
-    def __repr__(self): return f'KVCache({len(self)} positions)'
+    def __len__(self): return self.length
+    def __repr__(self): return f'KVCache({self.length} positions)'
 
 
 class CausalSelfAttention(nn.Module):
@@ -120,6 +131,16 @@ class CausalSelfAttention(nn.Module):
         y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, nh, T, hs) -> (B, T, C): heads side by side
         return self.resid_dropout(self.c_proj(y))  # (B, T, C)
 
+    def decode(self, x,  # (B, 1, n_embd): one new token
+               kv_cache):  # this layer's cache, holding every earlier position
+        "`forward` for one new token in eval mode, the path sampling takes: no mask, no dropout, no checks"
+        B, _, C = x.shape
+        qkv = self.c_attn.forward(x).view(B, 1, 3, self.n_head, C // self.n_head)  # (B, 1, 3, nh, hs)
+        q, k, v = qkv.permute(2, 0, 3, 1, 4)  # (B, nh, 1, hs) each
+        k, v = kv_cache.update(k, v)  # (B, nh, L, hs)
+        y = F.scaled_dot_product_attention(q, k, v)  # (B, nh, 1, hs): the query sees every position so far
+        return self.c_proj.forward(y.reshape(B, 1, C))  # (B, 1, C)
+
     @torch.no_grad()
     def attention_weights(self, x):  # (B, T, n_embd)
         "The attention weights, computed explicitly and without dropout, for plotting: (B, n_head, T, T)"
@@ -140,7 +161,7 @@ def plot_attention(weights,  # (n_head, T, T) or (T, T) attention weights of one
     weights = torch.as_tensor(weights).detach().float().cpu()
     if weights.dim() == 2: weights = weights[None]
     n_head, T, _ = weights.shape
-    if len(tokens) != T: raise ValueError(f'Got {len(tokens)} tokens for attention weights over {T} positions: pass one token per position.')
+    if len(tokens) != T: raise ConfigError(f'Got {len(tokens)} tokens for attention weights over {T} positions: pass one token per position.')
     made_figure = axs is None
     if made_figure:
         ncols = min(ncols, n_head)

@@ -24,7 +24,9 @@ __all__ = ['MODEL_SHAPES', 'rate', 'rates', 'reopening_get_batch', 'bench_loader
            'cropping_generate', 'weight_read_floor', 'bench_sample']
 
 # %% ../nbs/bench.ipynb #fe5fe928
-def rate(fn, seconds: float = 2.0, min_calls: int = 3,  # the call to time; how long to keep calling it
+def rate(fn,  # the call to time
+         seconds: float = 2.0,  # how long to keep calling it
+         min_calls: int = 3,  # at least this many calls, however long they take
          warmup: bool = True) -> float:  # make one untimed call first
     "Calls of `fn` per second"
     if warmup: fn()
@@ -34,7 +36,9 @@ def rate(fn, seconds: float = 2.0, min_calls: int = 3,  # the call to time; how 
     return calls / (time.perf_counter() - start)
 
 
-def rates(fns: dict, seconds: float = 2.0, rounds: int = 5) -> dict:  # name -> call; time per call in all; alternations
+def rates(fns: dict,  # name -> call
+          seconds: float = 2.0,  # time per call in all
+          rounds: int = 5) -> dict:  # alternations
     "Calls per second of each of `fns`, timed in alternating rounds, the median round of each: fair on a noisy machine"
     for fn in fns.values(): fn()  # warm-up
     per_round = {name: [] for name in fns}
@@ -91,7 +95,8 @@ class LectureGPT(nn.Module):
         self.ln_f = nn.LayerNorm(C)
         self.lm_head = nn.Linear(C, cfg.vocab_size)
 
-    def forward(self, idx, targets=None):  # (B, T), (B, T)
+    def forward(self, idx,  # (B, T) token ids
+                targets=None):  # (B, T) next ids
         T = idx.size(1)
         x = self.token_embedding_table(idx) + self.position_embedding_table(torch.arange(T, device=idx.device))  # (B, T, C)
         for b in self.blocks:
@@ -108,7 +113,9 @@ MODEL_SHAPES = {  # name -> (GPTConfig fields, batch size): nanoGPT's two Shakes
 }
 
 
-def linear_floor(model: nn.Module, tokens: int, seconds: float = 2.0) -> float:  # a model; positions per step; time to spend measuring
+def linear_floor(model: nn.Module,  # a model
+                 tokens: int,  # positions per step
+                 seconds: float = 2.0) -> float:  # time to spend measuring
     "Seconds the matrix products of `model`'s `nn.Linear` layers take in one forward and backward pass over `tokens` positions, each product timed alone on warm operands: no implementation of the model can take less"
     shapes = collections.Counter(tuple(m.weight.shape) for m in model.modules() if isinstance(m, nn.Linear))  # (out, in) -> layers
     total = 0.0
@@ -144,7 +151,9 @@ def bench_model(seconds: float = 2.0, shapes: dict = MODEL_SHAPES, vocab_size: i
 
 # %% ../nbs/bench.ipynb #43bb5ecb
 @torch.no_grad()
-def cropping_generate(model, idx: torch.Tensor, max_new_tokens: int) -> torch.Tensor:  # a GPT; (B, T) prompt ids; tokens to add
+def cropping_generate(model,  # a GPT
+                      idx: torch.Tensor,  # (B, T) prompt ids
+                      max_new_tokens: int) -> torch.Tensor:  # tokens to add
     "nanoGPT's `generate`, greedy: for every new token the last `block_size` tokens run through the whole model"
     for _ in range(max_new_tokens):
         logits, _ = model(idx[:, -model.config.block_size:])  # (B, 1, V)
@@ -152,7 +161,8 @@ def cropping_generate(model, idx: torch.Tensor, max_new_tokens: int) -> torch.Te
     return idx
 
 
-def weight_read_floor(model: nn.Module, seconds: float = 2.0) -> float:  # a model; time to spend measuring
+def weight_read_floor(model: nn.Module,  # a model
+                      seconds: float = 2.0) -> float:  # time to spend measuring
     "Seconds per token of a cached decode step's matrix-vector products alone: every `nn.Linear` weight of `model` read once, in order"
     weights = [m.weight for m in model.modules() if isinstance(m, nn.Linear)]
     inputs = [torch.randn(1, w.size(1)) for w in weights]

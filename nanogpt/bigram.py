@@ -13,19 +13,22 @@ import torch.nn.functional as F
 __all__ = ['bigram_counts', 'bigram_probs', 'bigram_nll', 'BigramLanguageModel', 'estimate_loss', 'fit', 'plot_history']
 
 # %% ../nbs/03_bigram.ipynb #1f8ee6e7
-def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:  # a 1-d tensor of token ids
+def bigram_counts(ids: torch.Tensor,  # a 1-d tensor of token ids
+                  vocab_size: int) -> torch.Tensor:  # the number of distinct ids
     "(vocab_size, vocab_size) matrix: entry [a, b] counts how often `b` follows `a` in `ids`"
     pairs = ids[:-1] * vocab_size + ids[1:]  # (N-1,)
     return torch.bincount(pairs, minlength=vocab_size * vocab_size).view(vocab_size, vocab_size)
 
 # %% ../nbs/03_bigram.ipynb #a2a461ec
-def bigram_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:  # counts from `bigram_counts`
+def bigram_probs(counts: torch.Tensor,  # counts from `bigram_counts`
+                 smoothing: float = 1.0) -> torch.Tensor:  # added to every count
     "Row-normalised next-token probabilities with `smoothing` added to every count"
     smoothed = counts.float() + smoothing  # (V, V)
     return smoothed / smoothed.sum(dim=1, keepdim=True)  # (V, V)
 
 
-def bigram_nll(probs: torch.Tensor, ids: torch.Tensor) -> float:  # (V, V) probabilities; 1-d token ids
+def bigram_nll(probs: torch.Tensor,  # (V, V) probabilities
+               ids: torch.Tensor) -> float:  # 1-d token ids
     "Average negative log likelihood of each next token of `ids` under the bigram table `probs`"
     return -probs[ids[:-1], ids[1:]].log().mean().item()
 
@@ -37,7 +40,8 @@ class BigramLanguageModel(nn.Module):
         self.token_logits = nn.Embedding(vocab_size, vocab_size)
         nn.init.normal_(self.token_logits.weight, std=0.02)  # near-uniform predictions at the start
 
-    def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):  # (B, T) ids; (B, T) next ids
+    def forward(self, idx: torch.Tensor,  # (B, T) ids
+                targets: torch.Tensor | None = None):  # (B, T) next ids
         logits = self.token_logits(idx)  # (B, T, V)
         loss = None if targets is None else F.cross_entropy(logits.flatten(0, 1), targets.flatten())
         return logits, loss
@@ -53,7 +57,9 @@ class BigramLanguageModel(nn.Module):
 
 # %% ../nbs/03_bigram.ipynb #2e904230
 @torch.no_grad()
-def estimate_loss(model: nn.Module, loaders: dict, eval_iters: int) -> dict:  # split name -> BatchLoader
+def estimate_loss(model: nn.Module,  # any model with forward(idx, targets) -> (logits, loss)
+                  loaders: dict,  # split name -> BatchLoader
+                  eval_iters: int) -> dict:  # batches averaged per split
     "Mean loss over `eval_iters` batches of each loader, in eval mode; the model's mode is restored"
     was_training = model.training
     model.eval()
@@ -64,9 +70,13 @@ def estimate_loss(model: nn.Module, loaders: dict, eval_iters: int) -> dict:  # 
     return losses
 
 # %% ../nbs/03_bigram.ipynb #a285acc4
-def fit(model: nn.Module, train_loader, val_loader,  # any model with forward(idx, targets) -> (logits, loss)
-        max_iters: int, lr: float = 1e-3,  # optimizer steps; AdamW learning rate
-        eval_interval: int = 100, eval_iters: int = 20) -> dict:  # how often and how long to evaluate
+def fit(model: nn.Module,  # any model with forward(idx, targets) -> (logits, loss)
+        train_loader,  # a BatchLoader of the training split
+        val_loader,  # a BatchLoader of the validation split
+        max_iters: int,  # optimizer steps
+        lr: float = 1e-3,  # AdamW learning rate
+        eval_interval: int = 100,  # evaluate every this many steps
+        eval_iters: int = 20) -> dict:  # batches per evaluation
     "Train `model` with AdamW; return the history of train and val losses"
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     history = {'iter': [], 'train': [], 'val': []}
@@ -84,7 +94,9 @@ def fit(model: nn.Module, train_loader, val_loader,  # any model with forward(id
     return history
 
 
-def plot_history(history: dict, ax=None, label: str = ''):  # what `fit` returns
+def plot_history(history: dict,  # what `fit` returns
+                 ax=None,  # a matplotlib axis to draw on (None: a new figure)
+                 label: str = ''):  # the legend's label
     "Train and validation loss against iterations"
     import matplotlib.pyplot as plt
     if ax is None: _, ax = plt.subplots(figsize=(6, 3.5))

@@ -15,12 +15,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .errors import ConfigError, DataError, MissingError
 from .tokenizers import get_tokenizer, tokenizer_from_meta
 
 # %% auto #0
 __all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'sha256_file', 'atomic_write_bytes',
-           'download', 'tiny_shakespeare', 'read_corpus', 'token_dtype', 'to_token_array', 'prepare', 'load_meta',
-           'load_tokenizer', 'BatchLoader']
+           'download', 'tiny_shakespeare', 'read_corpus', 'token_dtype', 'to_token_array', 'prepare', 'scratch_dataset',
+           'load_meta', 'load_tokenizer', 'BatchLoader']
 
 # %% ../nbs/02_data.ipynb #aed55318
 SHAKESPEARE_URL = 'https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt'
@@ -50,11 +51,14 @@ def atomic_write_bytes(path, data: bytes):
         raise
 
 
-def download(url: str, dest, sha256: str, timeout: float = 30):  # where from; where to; expected checksum
+def download(url: str,  # where from
+             dest,  # where to
+             sha256: str,  # the expected checksum
+             timeout: float = 30):  # seconds to wait for the server
     "Download `url` to `dest`, refusing content whose SHA-256 is not `sha256`"
     with urllib.request.urlopen(url, timeout=timeout) as response: data = response.read()
     got = hashlib.sha256(data).hexdigest()
-    if got != sha256: raise ValueError(f'Downloaded {url} but its sha256 is {got}, expected {sha256}.')
+    if got != sha256: raise DataError(f'Downloaded {url} but its sha256 is {got}, expected {sha256}.')
     atomic_write_bytes(dest, data)
     return Path(dest)
 
@@ -64,18 +68,19 @@ def _manual_instructions(dest: Path) -> str:
             f'copy it to {dest} ({SHAKESPEARE_BYTES:,} bytes, sha256 {SHAKESPEARE_SHA256}).')
 
 
-def tiny_shakespeare(data_dir='data', name: str = 'shakespeare_char',  # root of the datasets; folder to use
+def tiny_shakespeare(data_dir='data',  # root of the datasets
+                     name: str = 'shakespeare_char',  # folder to use
                      src=None) -> Path:  # a local copy to use instead of downloading
     "Path of Tiny Shakespeare at `data_dir/name/input.txt`: from `src`, the copy there, a sibling dataset's, or a download"
     dest = Path(data_dir) / name / 'input.txt'
     if src is not None:
-        if not Path(src).exists(): raise FileNotFoundError(f'No such file: {src}. {_manual_instructions(dest)}')
-        if sha256_file(src) != SHAKESPEARE_SHA256: raise ValueError(f'{src} is not Tiny Shakespeare (sha256 mismatch).')
+        if not Path(src).exists(): raise MissingError(f'No such file: {src}. {_manual_instructions(dest)}')
+        if sha256_file(src) != SHAKESPEARE_SHA256: raise DataError(f'{src} is not Tiny Shakespeare (sha256 mismatch).')
     for candidate in ([Path(src)] if src is not None else []) + [dest] + [Path(data_dir) / other / 'input.txt' for other in DATASETS if other != name]:
         if not candidate.exists(): continue
         if sha256_file(candidate) != SHAKESPEARE_SHA256:
             if candidate == dest:
-                raise ValueError(f'{dest} is not Tiny Shakespeare (sha256 mismatch). Delete it to download it '
+                raise DataError(f'{dest} is not Tiny Shakespeare (sha256 mismatch). Delete it to download it '
                                  f'again, or replace it. {_manual_instructions(dest)}')
             continue
         if candidate != dest: atomic_write_bytes(dest, candidate.read_bytes())
@@ -83,20 +88,20 @@ def tiny_shakespeare(data_dir='data', name: str = 'shakespeare_char',  # root of
     try:
         return download(SHAKESPEARE_URL, dest, SHAKESPEARE_SHA256)
     except OSError as e:
-        raise RuntimeError(f'Could not download Tiny Shakespeare ({e}). {_manual_instructions(dest)}') from e
+        raise MissingError(f'Could not download Tiny Shakespeare ({e}). {_manual_instructions(dest)}') from e
 
 # %% ../nbs/02_data.ipynb #2bc53e68
 def read_corpus(path) -> str:
     "The text of the UTF-8 file at `path`, with clear errors for missing, empty and non-UTF-8 files"
     path = Path(path)
-    if not path.exists(): raise FileNotFoundError(f'No such file: {path}. Pass the path of a UTF-8 text file.')
-    if path.is_dir(): raise IsADirectoryError(f'{path} is a directory. Pass the path of a UTF-8 text file.')
+    if not path.exists(): raise MissingError(f'No such file: {path}. Pass the path of a UTF-8 text file.')
+    if path.is_dir(): raise DataError(f'{path} is a directory. Pass the path of a UTF-8 text file.')
     raw = path.read_bytes()
-    if not raw.strip(): raise ValueError(f'{path} is empty: there is nothing to train on.')
+    if not raw.strip(): raise DataError(f'{path} is empty: there is nothing to train on.')
     try:
         return raw.decode('utf-8')
     except UnicodeDecodeError as e:
-        raise ValueError(f'{path} is not UTF-8 text: byte {raw[e.start]:#04x} at offset {e.start:,} cannot be '
+        raise DataError(f'{path} is not UTF-8 text: byte {raw[e.start]:#04x} at offset {e.start:,} cannot be '
                          f'decoded ({e.reason}). Convert the file to UTF-8, e.g. `iconv -f latin1 -t utf-8`.') from None
 
 # %% ../nbs/02_data.ipynb #d367aaa3
@@ -109,31 +114,32 @@ def to_token_array(ids: np.ndarray, dtype) -> np.ndarray:
     "`ids` as `dtype`, refusing ids that do not fit rather than wrapping them"
     dtype = np.dtype(dtype)
     if len(ids) and (ids.min() < 0 or ids.max() > np.iinfo(dtype).max):
-        raise ValueError(f'Token id {int(ids.max())} does not fit {dtype.name} (max {np.iinfo(dtype).max}): '
+        raise DataError(f'Token id {int(ids.max())} does not fit {dtype.name} (max {np.iinfo(dtype).max}): '
                          'the vocabulary is larger than the dtype recorded for it.')
     return ids.astype(dtype)
 
 # %% ../nbs/02_data.ipynb #c5b9f43a
 def prepare(source, data_dir='data', name: str | None = None, tokenizer: str | None = None,
-            val_fraction: float = 0.1, src=None) -> Path:  # `src`: a local copy of a built-in dataset's text
+            val_fraction: float = 0.1,  # the share of the text, at its end, kept for validation
+            src=None) -> Path:  # a local copy of a built-in dataset's text
     "Tokenize `source` (a built-in dataset name or a text file) into `data_dir/name/{train.bin,val.bin,meta.json}`"
     if str(source) in DATASETS:
         name = name or str(source)
         tokenizer = tokenizer or DATASETS[str(source)]
         path = tiny_shakespeare(data_dir, name, src=src)
     else:
-        if src is not None: raise ValueError('--src is for built-in datasets; for a text file pass its path as the dataset.')
+        if src is not None: raise ConfigError('--src is for built-in datasets; for a text file pass its path as the dataset.')
         path = Path(source)
-        if tokenizer is None: raise ValueError('Preparing a text file needs --tokenizer char or --tokenizer gpt2.')
+        if tokenizer is None: raise ConfigError('Preparing a text file needs --tokenizer char or --tokenizer gpt2.')
         name = name or path.stem
-    if not 0 < val_fraction < 1: raise ValueError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
+    if not 0 < val_fraction < 1: raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
     text = read_corpus(path)
     tok = get_tokenizer(tokenizer, text)
     cut = int(len(text) * (1 - val_fraction))  # split the text, not the tokens, as nanoGPT does
     train_ids, val_ids = tok.encode_array(text[:cut]), tok.encode_array(text[cut:])
     n_train, n_val = len(train_ids), len(val_ids)
     if n_val < 2 or n_train < 2:
-        raise ValueError(f'{path} gives only {n_train + n_val} tokens: too short to split into training and '
+        raise DataError(f'{path} gives only {n_train + n_val} tokens: too short to split into training and '
                          'validation data (each split needs at least 2 tokens, and a useful corpus has thousands).')
     dtype = token_dtype(tok.vocab_size)
     tokens = to_token_array(np.concatenate([train_ids, val_ids]), dtype)
@@ -145,26 +151,32 @@ def prepare(source, data_dir='data', name: str | None = None, tokenizer: str | N
     atomic_write_bytes(out / 'meta.json', (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode())
     return out
 
+# %% ../nbs/02_data.ipynb #95241136
+def scratch_dataset(name: str = 'shakespeare_char',  # a built-in dataset: 'shakespeare_char' or 'shakespeare'
+                    src='../data/shakespeare_char/input.txt') -> Path:  # a local copy of Tiny Shakespeare
+    "Tiny Shakespeare prepared as `name` in a new temporary data folder (its parent): for lessons and tests that share no files"
+    return prepare(name, tempfile.mkdtemp(prefix='nanogpt-'), src=src)
+
 # %% ../nbs/02_data.ipynb #7637e6ce
 def load_meta(dataset_dir) -> dict:
     "The checked `meta.json` of the prepared dataset in `dataset_dir`"
     dataset_dir = Path(dataset_dir)
     path = dataset_dir / 'meta.json'
     hint = f'Prepare it first, e.g. `nanogpt prepare shakespeare_char --data_dir {dataset_dir.parent}`.'
-    if not path.exists(): raise FileNotFoundError(f'No prepared dataset in {dataset_dir} (no meta.json). {hint}')
+    if not path.exists(): raise MissingError(f'No prepared dataset in {dataset_dir} (no meta.json). {hint}')
     try: meta = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f'{path} is not valid JSON ({e}). {hint}') from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise DataError(f'{path} is not valid JSON ({e}). {hint}') from None
     missing = {'vocab_size', 'dtype', 'tokenizer', 'tokens'} - set(meta)
-    if missing: raise ValueError(f'{path} lacks {sorted(missing)}. {hint}')
+    if missing: raise DataError(f'{path} lacks {sorted(missing)}. {hint}')
     if np.dtype(meta['dtype']) != token_dtype(meta['vocab_size']):
-        raise ValueError(f"{path}: dtype {meta['dtype']} does not suit vocab_size {meta['vocab_size']} "
+        raise DataError(f"{path}: dtype {meta['dtype']} does not suit vocab_size {meta['vocab_size']} "
                          f"(expected {token_dtype(meta['vocab_size']).name}). {hint}")
     itemsize = np.dtype(meta['dtype']).itemsize
     for split, count in meta['tokens'].items():
         bin_path = dataset_dir / f'{split}.bin'
-        if not bin_path.exists(): raise FileNotFoundError(f'{bin_path} is missing. {hint}')
+        if not bin_path.exists(): raise MissingError(f'{bin_path} is missing. {hint}')
         if bin_path.stat().st_size != count * itemsize:
-            raise ValueError(f'{bin_path} holds {bin_path.stat().st_size // itemsize:,} tokens but meta.json says '
+            raise DataError(f'{bin_path} holds {bin_path.stat().st_size // itemsize:,} tokens but meta.json says '
                              f'{count:,}: the files come from different preparations. {hint}')
     return meta
 
@@ -176,15 +188,19 @@ def load_tokenizer(dataset_dir):
 # %% ../nbs/02_data.ipynb #0d3da6d2
 class BatchLoader:
     "Random `(x, y)` windows of one split of a prepared dataset, read from a memory map opened once"
-    def __init__(self, dataset_dir, split: str, batch_size: int, block_size: int,  # which data; batch shape
-                 device='cpu', seed: int = 1337):  # where batches go; seed of the loader's generator
+    def __init__(self, dataset_dir,  # a folder made by `prepare`
+                 split: str,  # 'train' or 'val'
+                 batch_size: int,  # sequences per batch
+                 block_size: int,  # tokens per sequence
+                 device='cpu',  # where batches go
+                 seed: int = 1337):  # seed of the loader's generator
         self.meta = load_meta(dataset_dir)
-        if split not in self.meta['tokens']: raise ValueError(f"No split {split!r} in {dataset_dir}: expected one of {list(self.meta['tokens'])}.")
+        if split not in self.meta['tokens']: raise DataError(f"No split {split!r} in {dataset_dir}: expected one of {list(self.meta['tokens'])}.")
         self.split, self.batch_size, self.block_size = split, batch_size, block_size
         self.device = torch.device(device)
         self.data = np.memmap(Path(dataset_dir) / f'{split}.bin', dtype=self.meta['dtype'], mode='r')
         if len(self.data) <= block_size:
-            raise ValueError(f'The {split} split of {dataset_dir} has {len(self.data):,} tokens, too few for a '
+            raise DataError(f'The {split} split of {dataset_dir} has {len(self.data):,} tokens, too few for a '
                              f'context of block_size={block_size} (it needs at least {block_size + 1}). Use a '
                              'smaller --block_size or a larger corpus.')
         self.offsets = np.arange(block_size + 1)

@@ -6,21 +6,28 @@
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 
 import torch
 import torch.distributed as dist
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
+from .errors import ConfigError
+from .model import GPT
+from .train import SingleProcess
+
 # %% auto #0
-__all__ = ['Distributed']
+__all__ = ['ProcessGroup', 'Distributed']
 
 # %% ../nbs/09_ddp.ipynb #06a12c36
-class Distributed:
-    "This process's place in a data-parallel run started by `torchrun`; for a single process every method is a no-op"
-    def __init__(self, rank: int = 0, local_rank: int = 0, world_size: int = 1,  # as torchrun sets RANK, LOCAL_RANK, WORLD_SIZE
+class ProcessGroup(SingleProcess):
+    "This process's place among the processes `torchrun` started, and the collectives the trainer needs; one process: no-ops"
+    def __init__(self, rank: int = 0,  # this process, 0 .. world_size - 1 (torchrun's RANK)
+                 local_rank: int = 0,  # which device on this machine (LOCAL_RANK)
+                 world_size: int = 1,  # processes in all (WORLD_SIZE)
                  launched: bool = False):  # started by torchrun (a process group is needed, even for one process)
-        self.rank, self.local_rank, self.world_size, self.launched = rank, local_rank, world_size, launched
+        self.rank, self.local_rank, self.world_size, self.launched, self.fsdp = rank, local_rank, world_size, launched, False
 
     @classmethod
     def from_env(cls):
@@ -29,67 +36,26 @@ class Distributed:
         if 'RANK' not in env: return cls()
         return cls(int(env['RANK']), int(env.get('LOCAL_RANK', 0)), int(env.get('WORLD_SIZE', 1)), launched=True)
 
-    @property
-    def is_main(self) -> bool: return self.rank == 0  # the one process that logs and writes files
-
-    def start(self, device: str, backend: str = 'nccl') -> str:  # the resolved device; the backend asked for CUDA
+    def start(self, device: str,  # the resolved device
+              backend: str = 'nccl',  # the backend to use on CUDA
+              fsdp: bool = False) -> str:  # shard the model (FSDP) instead of copying it (DDP)
         "Join the process group (NCCL on CUDA, gloo on the CPU); returns this process's device"
+        self.fsdp = fsdp and self.launched
         if not self.launched: return device
         if device.startswith('cuda'):
             device = f'cuda:{self.local_rank}'  # one GPU per process
             torch.cuda.set_device(device)
         elif device != 'cpu':
-            raise ValueError(f'Distributed training runs on CUDA (NCCL) or the CPU (gloo), not on {device}: pass --device=cpu or cuda.')
-        if not dist.is_initialized():
-            dist.init_process_group(backend=backend if device.startswith('cuda') else 'gloo')
+            raise ConfigError(f'Distributed training runs on CUDA (NCCL) or the CPU (gloo), not on {device}: pass --device=cpu or cuda.')
+        if not dist.is_initialized(): dist.init_process_group(backend=backend if device.startswith('cuda') else 'gloo')
         return device
 
     def local_steps(self, accumulation_steps: int) -> int:  # micro-batches per optimizer step across all processes
         "This process's share of `accumulation_steps`, which counts micro-batches across all processes (as in nanoGPT)"
         if accumulation_steps % self.world_size:
-            raise ValueError(f'gradient_accumulation_steps={accumulation_steps} must be a multiple of the number of processes '
-                             f'({self.world_size}): it counts the micro-batches of one step across all of them.')
+            raise ConfigError(f'gradient_accumulation_steps={accumulation_steps} must be a multiple of the number of processes '
+                              f'({self.world_size}): it counts the micro-batches of one step across all of them.')
         return accumulation_steps // self.world_size
-
-    def wrap(self, model: nn.Module) -> nn.Module:  # the (possibly compiled) model
-        "The model wrapped in `DistributedDataParallel`, which averages gradients across processes in backward"
-        if not self.launched: return model
-        on_cuda = next(model.parameters()).is_cuda
-        return DDP(model, device_ids=[self.local_rank] if on_cuda else None)
-
-    def shard(self, model: nn.Module) -> nn.Module:  # a GPT on this process's device
-        "`model` sharded in place with FSDP (each `Block`, then the whole model), from rank 0's weights as DDP would start"
-        if not self.launched: return model
-        from torch.distributed.fsdp import fully_shard
-        self.broadcast(model)
-        for block in model.transformer.h: fully_shard(block)  # one all-gather per block: only one block is ever whole
-        return fully_shard(model)  # the embeddings, the tied head and the final LayerNorm
-
-    def broadcast(self, model: nn.Module):
-        "Give every process rank 0's weights (and buffers), in place"
-        if not self.launched: return
-        with torch.no_grad():
-            for tensor in model.state_dict().values(): dist.broadcast(tensor, 0)
-
-    def full_state(self, model: nn.Module, optimizer=None) -> tuple:  # the model, sharded or not; its optimizer, if wanted
-        "(model state, optimizer state) as one process would hold them, plain tensors and the optimizer's own numbering; under FSDP a collective whose result only rank 0 receives"
-        if not _sharded(model): return model.state_dict(), None if optimizer is None else optimizer.state_dict()
-        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_optimizer_state_dict
-        options = StateDictOptions(full_state_dict=True, cpu_offload=True)
-        model_state = get_model_state_dict(model, options=options)
-        if optimizer is None: return model_state, None
-        if not optimizer.state: return model_state, optimizer.state_dict()  # before the first step (gathering would take a step)
-        by_name = get_optimizer_state_dict(model, optimizer, options=options)  # keyed by parameter name
-        if not by_name: return model_state, {}  # not rank 0
-        return model_state, _rekey(by_name, {name: i for i, name in enumerate(_param_names(model, optimizer))})
-
-    def load_optimizer_state(self, model: nn.Module, optimizer, state: dict):  # the model, sharded or not; a `full_state` optimizer state
-        "Load an optimizer state saved by one process, or gathered by `full_state`, into `optimizer`"
-        if not _sharded(model): return optimizer.load_state_dict(state)
-        if not state['state']: return  # saved before the first step: nothing learned yet
-        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
-        by_name = _rekey(state, dict(enumerate(_param_names(model, optimizer))))
-        set_optimizer_state_dict(model, optimizer, by_name, options=StateDictOptions(full_state_dict=True))
 
     def mean(self, *values: float) -> list[float]:
         "The mean of each value over all processes"
@@ -118,7 +84,67 @@ class Distributed:
 
     def _device(self): return f'cuda:{self.local_rank}' if dist.get_backend() == 'nccl' else 'cpu'
 
-    def __repr__(self): return f'Distributed(rank {self.rank} of {self.world_size})' if self.launched else 'Distributed(single process)'
+    def __repr__(self): return f'{type(self).__name__}(rank {self.rank} of {self.world_size})' if self.launched else \
+        f'{type(self).__name__}(single process)'
+
+# %% ../nbs/09_ddp.ipynb #474951d7
+class Distributed(ProcessGroup):
+    "A data-parallel run under torchrun: DDP by default, FSDP when `start` was told so; the trainer's parallelism"
+    def broadcast(self, model: nn.Module):
+        "Give every process rank 0's weights (and buffers), in place"
+        if not self.launched: return
+        with torch.no_grad():
+            for tensor in model.state_dict().values(): dist.broadcast(tensor, 0)
+
+    def shard(self, model: nn.Module) -> nn.Module:  # a GPT on this process's device
+        "FSDP: `model` sharded in place (each `Block`, then the whole model), from rank 0's weights as DDP would start"
+        if not self.fsdp: return model
+        from torch.distributed.fsdp import fully_shard
+        self.broadcast(model)
+        for block in model.transformer.h: fully_shard(block)  # one all-gather per block: only one block is ever whole
+        return fully_shard(model)  # the embeddings, the tied head and the final LayerNorm
+
+    def wrap(self, model: nn.Module) -> nn.Module:  # the (possibly compiled) model the step runs
+        "DDP: the model wrapped in `DistributedDataParallel`, which averages gradients across processes in backward"
+        if not self.launched or self.fsdp: return model
+        return DDP(model, device_ids=[self.local_rank] if next(model.parameters()).is_cuda else None)
+
+    def gradient_sync(self, model: nn.Module,  # what `wrap` returned
+                      last: bool):  # the last micro-step of an optimizer step
+        "A context for one micro-step that averages gradients across processes only on the last one"
+        if self.fsdp: model.set_requires_gradient_sync(last)  # FSDP: reduce-scatter once, on the last
+        return model.no_sync() if isinstance(model, DDP) and not last else nullcontext()
+
+    def state_dicts(self, model: nn.Module,  # the model, sharded or not
+                    optimizer) -> tuple:  # its optimizer
+        "(model state, optimizer state) as one process would hold them; under FSDP a collective whose result only rank 0 receives"
+        if not _sharded(model): return model.state_dict(), optimizer.state_dict()
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_optimizer_state_dict
+        options = StateDictOptions(full_state_dict=True, cpu_offload=True)
+        model_state = get_model_state_dict(model, options=options)
+        if not optimizer.state: return model_state, optimizer.state_dict()  # before the first step (gathering would take a step)
+        by_name = get_optimizer_state_dict(model, optimizer, options=options)  # keyed by parameter name
+        if not by_name: return model_state, {}  # not rank 0
+        return model_state, _rekey(by_name, {name: i for i, name in enumerate(_param_names(model, optimizer))})
+
+    def load_optimizer_state(self, model: nn.Module,  # the model, sharded or not
+                             optimizer,  # its optimizer
+                             state: dict):  # an optimizer state saved by one process, or gathered by `state_dicts`
+        "Load `state` into `optimizer`, sharding it where the model is sharded"
+        if not _sharded(model): return optimizer.load_state_dict(state)
+        if not state['state']: return  # saved before the first step: nothing learned yet
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
+        by_name = _rekey(state, dict(enumerate(_param_names(model, optimizer))))
+        set_optimizer_state_dict(model, optimizer, by_name, options=StateDictOptions(full_state_dict=True))
+
+    def whole_model(self, model: nn.Module) -> nn.Module:  # the trained model, sharded or not
+        "The model whole on every process (FSDP gathers it), so that it samples without the others"
+        if not _sharded(model): return model
+        model_state, _ = self.state_dicts(model, torch.optim.SGD([torch.zeros(1)]))
+        whole = GPT(model.config).to(self._device())
+        if self.is_main: whole.load_state_dict(model_state)
+        self.broadcast(whole)
+        return whole
 
 
 def _param_names(model: nn.Module, optimizer) -> list[str]:
@@ -127,7 +153,8 @@ def _param_names(model: nn.Module, optimizer) -> list[str]:
     return [names[id(p)] for group in optimizer.param_groups for p in group['params']]
 
 
-def _rekey(state: dict, key: dict) -> dict:  # an optimizer state dict; old parameter key -> new (index <-> name)
+def _rekey(state: dict,  # an optimizer state dict
+           key: dict) -> dict:  # old parameter key -> new (index <-> name)
     "The optimizer state `state` with its parameters renamed through `key`"
     return {'state': {key[k]: s for k, s in state['state'].items()},
             'param_groups': [{**g, 'params': [key[k] for k in g['params']]} for g in state['param_groups']]}
@@ -137,4 +164,3 @@ def _sharded(model: nn.Module) -> bool:
     "Whether `model` was sharded by `Distributed.shard`"
     from torch.distributed.fsdp import FSDPModule
     return isinstance(model, FSDPModule)
-

@@ -14,9 +14,10 @@ from torch.nn import functional as F
 from torch.utils.checkpoint import checkpoint
 
 from .attention import CausalSelfAttention
+from .errors import ConfigError
 
 # %% auto #0
-__all__ = ['GPTConfig', 'MLP', 'LayerNorm', 'Block', 'GPT']
+__all__ = ['LAYER_NORM_EPS', 'GPTConfig', 'MLP', 'LayerNorm', 'Block', 'GPT']
 
 # %% ../nbs/05_gpt.ipynb #5272b776
 @dataclass
@@ -53,6 +54,9 @@ class MLP(nn.Module):
         return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))  # (B, T, 4C) inside, (B, T, C) out
 
 # %% ../nbs/05_gpt.ipynb #3cccfa6f
+LAYER_NORM_EPS = 1e-5  # added to the variance before the square root: GPT-2's and PyTorch's default
+
+
 class LayerNorm(nn.Module):
     "LayerNorm with an optional bias"
     def __init__(self, ndim: int,  # number of channels
@@ -62,7 +66,7 @@ class LayerNorm(nn.Module):
         self.bias = nn.Parameter(torch.zeros(ndim)) if bias else None
 
     def forward(self, x):  # (B, T, C)
-        return F.layer_norm(x, self.weight.shape, self.weight, self.bias, 1e-5)  # (B, T, C)
+        return F.layer_norm(x, self.weight.shape, self.weight, self.bias, LAYER_NORM_EPS)  # (B, T, C)
 
 # %% ../nbs/05_gpt.ipynb #63b0ccca
 class Block(nn.Module):
@@ -79,18 +83,25 @@ class Block(nn.Module):
         x = x + self.attn(self.ln_1(x), kv_cache=kv_cache)  # (B, T, C): communicate
         return x + self.mlp(self.ln_2(x))  # (B, T, C): compute
 
+    def decode(self, x,  # (B, 1, C): one new token
+               kv_cache):  # this block's cache, holding every earlier position
+        "`forward` for one new token in eval mode (no dropout), calling each layer's `forward` directly, as attention's `decode` does"
+        x = x + self.attn.decode(self.ln_1.forward(x), kv_cache)  # (B, 1, C)
+        mlp = self.mlp
+        return x + mlp.c_proj.forward(mlp.gelu.forward(mlp.c_fc.forward(self.ln_2.forward(x))))  # (B, 1, C)
+
 # %% ../nbs/05_gpt.ipynb #2443e462
 class GPT(nn.Module):
     "A GPT-2 style language model: embeddings, `n_layer` pre-norm blocks, a final LayerNorm and a tied output layer"
     def __init__(self, config: GPTConfig):
         super().__init__()
         for name in ('vocab_size', 'block_size', 'n_layer', 'n_head', 'n_embd', 'pad_vocab_size_multiple'):
-            if getattr(config, name) < 1: raise ValueError(f'GPTConfig.{name} must be at least 1, got {getattr(config, name)}.')
+            if getattr(config, name) < 1: raise ConfigError(f'GPTConfig.{name} must be at least 1, got {getattr(config, name)}.')
         if config.n_embd % config.n_head != 0:
-            raise ValueError(f'n_embd={config.n_embd} must be a multiple of n_head={config.n_head}: each head gets '
+            raise ConfigError(f'n_embd={config.n_embd} must be a multiple of n_head={config.n_head}: each head gets '
                              'n_embd // n_head channels. Change n_embd or n_head.')
         if config.gelu_approximate not in ('none', 'tanh'):
-            raise ValueError(f"GPTConfig.gelu_approximate must be 'none' or 'tanh', got {config.gelu_approximate!r}.")
+            raise ConfigError(f"GPTConfig.gelu_approximate must be 'none' or 'tanh', got {config.gelu_approximate!r}.")
         self.config = config
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.padded_vocab_size, config.n_embd),
@@ -113,12 +124,12 @@ class GPT(nn.Module):
         B, T = idx.shape
         if start_pos + T > self.config.block_size:
             where = f' starting at position {start_pos}' if start_pos else ''
-            raise ValueError(f'The input has {T} tokens{where} but the context is block_size={self.config.block_size}: '
+            raise ConfigError(f'The input has {T} tokens{where} but the context is block_size={self.config.block_size}: '
                              f'pass at most {self.config.block_size - start_pos} (crop the input to its last tokens).')
         if getattr(torch.compiler, 'is_compiling', lambda: False)() or idx.numel() == 0: return  # no sync inside torch.compile
         lo, hi = torch.aminmax(idx)
         if lo < 0 or hi >= self.config.vocab_size:
-            raise ValueError(f'Token ids must lie in [0, {self.config.vocab_size}) (vocab_size={self.config.vocab_size}), '
+            raise ConfigError(f'Token ids must lie in [0, {self.config.vocab_size}) (vocab_size={self.config.vocab_size}), '
                              f'got ids from {lo.item()} to {hi.item()}: the data was tokenized with a different '
                              'vocabulary, or vocab_size is too small.')
 
@@ -129,7 +140,7 @@ class GPT(nn.Module):
         "(logits, loss): logits (B, T, vocab_size) and the mean cross-entropy with targets, else (B, 1, vocab_size) and None"
         self._check_input(idx, start_pos)
         if kv_caches is not None and len(kv_caches) != self.config.n_layer:
-            raise ValueError(f'Pass one KV cache per block: got {len(kv_caches)} for n_layer={self.config.n_layer}.')
+            raise ConfigError(f'Pass one KV cache per block: got {len(kv_caches)} for n_layer={self.config.n_layer}.')
         pos = torch.arange(start_pos, start_pos + idx.size(1), device=idx.device)  # (T,)
         x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
         for i, block in enumerate(self.transformer.h):
@@ -144,6 +155,16 @@ class GPT(nn.Module):
         logits = self.lm_head(x)[..., :V]  # (B, T, V)
         loss = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-1)
         return logits, loss
+
+    @torch.inference_mode()
+    def decode(self, token,  # (B, 1) the newest token ids
+               kv_caches: list,  # one cache per block, holding positions 0 .. pos - 1
+               pos: int):  # the position of `token`
+        "Logits (B, 1, vocab_size) of one new token: `forward(token, kv_caches=kv_caches, start_pos=pos)` on the path sampling takes"
+        if pos >= self.config.block_size: raise ConfigError(f'Position {pos} is past the context (block_size={self.config.block_size}).')
+        x = self.transformer.wte.weight[token] + self.transformer.wpe.weight[pos]  # (B, 1, C)
+        for block, cache in zip(self.transformer.h, kv_caches): x = block.decode(x, cache)  # (B, 1, C)
+        return self.lm_head.forward(self.transformer.ln_f.forward(x))[..., :self.config.vocab_size]  # (B, 1, V)
 
     def num_params(self, non_embedding: bool = True) -> int:  # subtract the position embeddings, as nanoGPT reports
         "Number of parameters, the tied output layer counted once"
@@ -165,7 +186,7 @@ class GPT(nn.Module):
     def crop_block_size(self, block_size: int):  # the new, smaller context
         "Shrink the context to `block_size` by keeping the first position embeddings (for fine-tuning at a shorter context)"
         if not 0 < block_size <= self.config.block_size:
-            raise ValueError(f'crop_block_size can only shrink the context: got {block_size}, the model has '
+            raise ConfigError(f'crop_block_size can only shrink the context: got {block_size}, the model has '
                              f'block_size={self.config.block_size}.')
         self.config = replace(self.config, block_size=block_size)
         self.transformer.wpe.weight = nn.Parameter(self.transformer.wpe.weight[:block_size].detach().clone())

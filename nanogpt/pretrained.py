@@ -8,23 +8,21 @@ from __future__ import annotations
 import json
 import os
 import socket
-from dataclasses import asdict
 from pathlib import Path
 from urllib.parse import urlparse
 
 import torch
 from safetensors.torch import load_file, save
 
+from .checkpoint import TOKENIZER_FILE, clean_state_dict
 from .data import atomic_write_bytes
-from .model import GPT, GPTConfig
-from .sample import load_trained, run_checkpoint
-from .tokenizers import tokenizer_from_meta
-from .train import clean_state_dict, load_checkpoint
+from .errors import CheckpointError, ConfigError, MissingError, describe
+from .model import GPT, LAYER_NORM_EPS, GPTConfig
 
 # %% auto #0
-__all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'TOKENIZER_FILE', 'config_from_hf',
-           'hf_config', 'from_hf_state_dict', 'to_hf_state_dict', 'pretrained_files', 'read_weights', 'load_pretrained',
-           'save_pretrained', 'pretrained_tokenizer', 'load_init_source', 'load_model']
+__all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'config_from_hf', 'hf_config',
+           'from_hf_state_dict', 'to_hf_state_dict', 'pretrained_files', 'read_weights', 'load_pretrained',
+           'save_pretrained']
 
 # %% ../nbs/08_gpt2.ipynb #0998e18a
 GPT2_SIZES = {  # OpenAI's four GPT-2 checkpoints: (n_layer, n_head, n_embd); all have 50,257 tokens and a context of 1,024
@@ -42,13 +40,14 @@ def config_from_hf(hf: dict,  # the contents of a Hugging Face GPT-2 config.json
     if hf.get('model_type', 'gpt2') != 'gpt2': problems.append(f"model_type is {hf['model_type']!r}, not 'gpt2'")
     if hf.get('n_inner') not in (None, 4 * hf['n_embd']): problems.append(f"n_inner={hf['n_inner']} (ours is 4 * n_embd)")
     if hf.get('activation_function', 'gelu_new') not in GELU_NAMES: problems.append(f"activation_function={hf['activation_function']!r}")
-    if hf.get('layer_norm_epsilon', 1e-5) != 1e-5: problems.append(f"layer_norm_epsilon={hf['layer_norm_epsilon']} (ours is 1e-5)")
+    if hf.get('layer_norm_epsilon', LAYER_NORM_EPS) != LAYER_NORM_EPS:
+        problems.append(f"layer_norm_epsilon={hf['layer_norm_epsilon']} (ours is {LAYER_NORM_EPS})")
     for key, ours in (('scale_attn_weights', True), ('scale_attn_by_inverse_layer_idx', False), ('tie_word_embeddings', True)):
         if hf.get(key, ours) != ours: problems.append(f'{key}={hf[key]}')
-    if problems: raise ValueError(f'This GPT-2 configuration has settings our GPT cannot represent: {"; ".join(problems)}.')
+    if problems: raise CheckpointError(f'This GPT-2 configuration has settings our GPT cannot represent: {"; ".join(problems)}.')
     allowed = {'dropout', 'gradient_checkpointing', 'pad_vocab_size_multiple'}
     if set(overrides) - allowed:
-        raise ValueError(f'Only {", ".join(sorted(allowed))} can be changed when loading weights, not {", ".join(sorted(set(overrides) - allowed))} '
+        raise CheckpointError(f'Only {", ".join(sorted(allowed))} can be changed when loading weights, not {", ".join(sorted(set(overrides) - allowed))} '
                          '(the weights fix the shape; crop the context with model.crop_block_size).')
     return GPTConfig(block_size=hf['n_positions'], vocab_size=hf['vocab_size'], n_layer=hf['n_layer'], n_head=hf['n_head'],
                      n_embd=hf['n_embd'], bias=True, gelu_approximate=GELU_NAMES[hf.get('activation_function', 'gelu_new')],
@@ -62,7 +61,7 @@ def hf_config(config: GPTConfig) -> dict:  # our model's configuration
             'n_positions': config.block_size, 'n_embd': config.n_embd, 'n_layer': config.n_layer, 'n_head': config.n_head,
             'n_inner': None, 'activation_function': 'gelu_new' if config.gelu_approximate == 'tanh' else 'gelu',
             'resid_pdrop': config.dropout, 'embd_pdrop': config.dropout, 'attn_pdrop': config.dropout,
-            'layer_norm_epsilon': 1e-5, 'initializer_range': 0.02, 'scale_attn_weights': True, 'tie_word_embeddings': True,
+            'layer_norm_epsilon': LAYER_NORM_EPS, 'initializer_range': 0.02, 'scale_attn_weights': True, 'tie_word_embeddings': True,
             'torch_dtype': 'float32', **gpt2_ids}
 
 # %% ../nbs/08_gpt2.ipynb #f2759b69
@@ -115,18 +114,18 @@ def _hub_files(name: str) -> tuple[Path, Path]:
     try:
         from huggingface_hub import constants, hf_hub_download
     except ImportError:
-        raise FileNotFoundError(f'The weights of {name} are not here and huggingface_hub is not installed. '
+        raise MissingError(f'The weights of {name} are not here and huggingface_hub is not installed. '
                                 f'{instructions("install huggingface_hub (pip install huggingface_hub) and " + online_once)}') from None
     try:  # the local cache first: no network needed
         return tuple(Path(hf_hub_download(repo, f, local_files_only=True)) for f in ('config.json', 'model.safetensors'))
-    except Exception: pass
+    except FileNotFoundError: pass  # huggingface_hub's LocalEntryNotFoundError: not cached yet
     if os.environ.get('HF_HUB_OFFLINE', '0') not in ('0', '') or not _online(constants.ENDPOINT):
-        raise FileNotFoundError(f'The weights of {name} are not in the Hugging Face cache, and {constants.ENDPOINT} cannot be '
+        raise MissingError(f'The weights of {name} are not in the Hugging Face cache, and {constants.ENDPOINT} cannot be '
                                 f'reached (offline). {instructions(online_once)}')
     try:
         return tuple(Path(hf_hub_download(repo, f)) for f in ('config.json', 'model.safetensors'))
-    except Exception as e:
-        raise FileNotFoundError(f'Could not download {name} ({type(e).__name__}: {str(e).splitlines()[0][:200]}). {instructions(online_once)}') from None
+    except OSError as e:  # network and HTTP errors (requests' are OSErrors); anything else is a bug and shows its traceback
+        raise MissingError(f'Could not download {name} ({describe(e, 200)}). {instructions(online_once)}') from None
 
 
 def pretrained_files(name_or_path) -> tuple[Path, Path]:  # a GPT-2 name, or a folder in the Hugging Face layout
@@ -138,11 +137,11 @@ def pretrained_files(name_or_path) -> tuple[Path, Path]:  # a GPT-2 name, or a f
             found = ', '.join(sorted(p.name for p in path.iterdir())[:10]) or 'nothing'
             hint = (' It holds a nanogpt checkpoint: use it with --init_from, or export it with GPT.save_pretrained.'
                     if (path / 'ckpt.pt').exists() else '')
-            raise FileNotFoundError(f'{path} is not a GPT-2 checkpoint in the Hugging Face layout: it needs config.json and '
+            raise MissingError(f'{path} is not a GPT-2 checkpoint in the Hugging Face layout: it needs config.json and '
                                     f'{" or ".join(WEIGHT_FILES)}; it holds {found}.{hint}')
         return path / 'config.json', weights[0]
     if str(name_or_path) in GPT2_SIZES: return _hub_files(str(name_or_path))
-    raise FileNotFoundError(f'{name_or_path!r} is neither a folder nor one of {", ".join(GPT2_SIZES)}.')
+    raise MissingError(f'{name_or_path!r} is neither a folder nor one of {", ".join(GPT2_SIZES)}.')
 
 # %% ../nbs/08_gpt2.ipynb #44e00006
 def read_weights(path) -> dict:  # model.safetensors or pytorch_model.bin
@@ -152,8 +151,8 @@ def read_weights(path) -> dict:  # model.safetensors or pytorch_model.bin
         if path.suffix == '.safetensors': return load_file(path)
         return torch.load(path, map_location='cpu', weights_only=True)
     except Exception as e:
-        raise ValueError(f'{path} is not a readable weights file (truncated or corrupt: {type(e).__name__}: '
-                         f'{str(e).splitlines()[0][:120] if str(e) else ""}). Download it again.') from None
+        raise CheckpointError(f'{path} is not a readable weights file (truncated or corrupt: {describe(e, 120)}). '
+                              'Download it again.') from None
 
 
 def load_pretrained(name_or_path,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl', or a folder in the Hugging Face layout
@@ -161,21 +160,22 @@ def load_pretrained(name_or_path,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-
     "Our `GPT` with the weights of a GPT-2 checkpoint (what `GPT.from_pretrained` does)"
     config_path, weights_path = pretrained_files(name_or_path)
     try: hf = json.loads(Path(config_path).read_text())
-    except json.JSONDecodeError as e: raise ValueError(f'{config_path} is not valid JSON ({e}).') from None
+    except json.JSONDecodeError as e: raise CheckpointError(f'{config_path} is not valid JSON ({e}).') from None
     config = config_from_hf(hf, **overrides)
     model = GPT(config)
     state = from_hf_state_dict(read_weights(weights_path), config)
     expected = model.state_dict()
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     if missing or unexpected:
-        raise ValueError(f'{weights_path} does not fit {config_path}: missing {missing[:5]}, unexpected {unexpected[:5]}.')
+        raise CheckpointError(f'{weights_path} does not fit {config_path}: missing {missing[:5]}, unexpected {unexpected[:5]}.')
     shapes = [f'{k} {tuple(v.shape)} (expected {tuple(expected[k].shape)})' for k, v in state.items() if v.shape != expected[k].shape]
-    if shapes: raise ValueError(f'{weights_path} does not fit {config_path}: {"; ".join(shapes[:3])}.')
+    if shapes: raise CheckpointError(f'{weights_path} does not fit {config_path}: {"; ".join(shapes[:3])}.')
     model.load_state_dict(state)
     return model
 
 # %% ../nbs/08_gpt2.ipynb #ac197322
-def save_pretrained(model: GPT, path,  # our model; the folder to write
+def save_pretrained(model: GPT,  # our model
+                    path,  # the folder to write
                     tokenizer=None) -> Path:  # its tokenizer (optional): saved so that nanogpt can sample from the folder
     "Write `config.json` and `model.safetensors` in the Hugging Face GPT-2 layout, which `transformers` loads"
     path = Path(path)
@@ -185,36 +185,3 @@ def save_pretrained(model: GPT, path,  # our model; the folder to write
     atomic_write_bytes(path / 'config.json', (json.dumps(hf_config(model.config), indent=2) + '\n').encode())
     if tokenizer is not None: atomic_write_bytes(path / TOKENIZER_FILE, (json.dumps(tokenizer.to_meta()) + '\n').encode())
     return path
-
-# %% ../nbs/08_gpt2.ipynb #4464b2f5
-TOKENIZER_FILE = 'nanogpt_tokenizer.json'  # written next to config.json by save_pretrained when given a tokenizer
-
-
-def pretrained_tokenizer(name_or_path, vocab_size: int) -> dict | None:  # what was loaded; its vocabulary size
-    "The tokenizer (as in meta.json) of a pretrained checkpoint: the one saved with it, GPT-2's for 50,257 tokens, else None"
-    path = Path(name_or_path) / TOKENIZER_FILE
-    if path.exists(): return json.loads(path.read_text())
-    return {'kind': 'tiktoken', 'encoding': 'gpt2'} if vocab_size == 50257 else None
-
-
-def load_init_source(init_from: str, device: str = 'cpu') -> dict:  # a GPT-2 name, a Hugging Face-layout folder or an out_dir
-    "What a fine-tuning run starts from: {'model_args', 'state_dict', 'tokenizer'}"
-    checkpoint_path = run_checkpoint(init_from)
-    if checkpoint_path is not None:  # one of our runs: its best weights
-        checkpoint = load_checkpoint(checkpoint_path, device)
-        return {'model_args': checkpoint['model_args'], 'state_dict': checkpoint['model'], 'tokenizer': checkpoint['tokenizer']}
-    model = load_pretrained(init_from)
-    return {'model_args': asdict(model.config), 'state_dict': model.state_dict(),
-            'tokenizer': pretrained_tokenizer(init_from, model.config.vocab_size)}
-
-
-def load_model(init_from: str = 'resume', out_dir='out', device: str = 'cpu'):  # 'resume' (out_dir), a GPT-2 name, a folder
-    "(model, tokenizer) to sample from, in eval mode: a run's out_dir, a nanogpt run folder, or pretrained weights"
-    if init_from == 'resume': return load_trained(out_dir, device)
-    if run_checkpoint(init_from) is not None: return load_trained(init_from, device)
-    model = load_pretrained(init_from)
-    meta = pretrained_tokenizer(init_from, model.config.vocab_size)
-    if meta is None:
-        raise ValueError(f'{init_from} has {model.config.vocab_size:,} tokens and no {TOKENIZER_FILE}: nanogpt cannot tell which '
-                         'tokenizer it needs. Save it with save_pretrained(model, path, tokenizer).')
-    return model.to(device).eval(), tokenizer_from_meta(meta)

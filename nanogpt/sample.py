@@ -8,22 +8,22 @@ from __future__ import annotations
 from typing import Iterator
 
 import torch
-import torch.nn.functional as F
 
 from .attention import KVCache
+from .errors import ConfigError
 
 # %% auto #0
-__all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', 'sample_next', 'window_start', 'decode_step',
-           'generate_stream', 'generate', 'run_checkpoint', 'load_trained', 'sample_text', 'sampling_sliders']
+__all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', 'sample_next', 'window_start', 'generate_stream',
+           'generate', 'sample_text', 'sampling_sliders']
 
 # %% ../nbs/07_sampling.ipynb #a6e809c6
 def check_sampling_args(temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
                         repetition_penalty: float = 1.0):
     "Raise a clear `ValueError` for settings that make no sense"
-    if temperature < 0: raise ValueError(f'temperature must be >= 0 (0 means greedy), got {temperature}.')
-    if top_k is not None and top_k < 1: raise ValueError(f'top_k must be at least 1 (or None for no limit), got {top_k}.')
-    if top_p is not None and not 0 < top_p <= 1: raise ValueError(f'top_p must be in (0, 1] (or None for no limit), got {top_p}.')
-    if repetition_penalty <= 0: raise ValueError(f'repetition_penalty must be > 0 (1 means none), got {repetition_penalty}.')
+    if temperature < 0: raise ConfigError(f'temperature must be >= 0 (0 means greedy), got {temperature}.')
+    if top_k is not None and top_k < 1: raise ConfigError(f'top_k must be at least 1 (or None for no limit), got {top_k}.')
+    if top_p is not None and not 0 < top_p <= 1: raise ConfigError(f'top_p must be in (0, 1] (or None for no limit), got {top_p}.')
+    if repetition_penalty <= 0: raise ConfigError(f'repetition_penalty must be > 0 (1 means none), got {repetition_penalty}.')
 
 
 def apply_repetition_penalty(logits: torch.Tensor, context: torch.Tensor, penalty: float) -> torch.Tensor:
@@ -56,43 +56,29 @@ def sample_next(logits: torch.Tensor, temperature: float = 1.0, top_k: int | Non
     return torch.multinomial(probs, 1, generator=generator).to(logits.device)  # (B, 1)
 
 # %% ../nbs/07_sampling.ipynb #cccb287e
-def window_start(length: int, start: int, block_size: int) -> int:  # tokens so far; current window start
+def window_start(length: int,  # tokens so far
+                 start: int,  # where the current window begins
+                 block_size: int) -> int:  # the model's context
     "Where the context window begins once the sequence has `length` tokens"
     if length - start <= block_size: return start
     return length - max(1, block_size // 2)
 
-# %% ../nbs/07_sampling.ipynb #caaaff3c
+# %% ../nbs/07_sampling.ipynb #17b9a040
 @torch.inference_mode()
-def decode_step(model, token: torch.Tensor,  # a GPT in eval mode; (B, 1) the newest token ids
-                caches: list, pos: int) -> torch.Tensor:  # the model's per-block KV caches, holding positions < pos; its position
-    "Logits (B, 1, vocab_size) for one new token at `pos`: `model(token, kv_caches=caches, start_pos=pos)`, flat over the weights"
-    cfg, tr = model.config, model.transformer
-    B, C, n_head = token.size(0), cfg.n_embd, cfg.n_head
-    if pos >= cfg.block_size: raise ValueError(f'Position {pos} is past the context (block_size={cfg.block_size}).')
-    x = tr.wte.weight[token] + tr.wpe.weight[pos]  # (B, 1, C)
-    for block, cache in zip(tr.h, caches):
-        attn, mlp = block.attn, block.mlp
-        h = F.layer_norm(x, (C,), block.ln_1.weight, block.ln_1.bias, 1e-5)  # (B, 1, C)
-        qkv = F.linear(h, attn.c_attn.weight, attn.c_attn.bias).view(B, 1, 3, n_head, C // n_head)  # (B, 1, 3, nh, hs)
-        q, k, v = qkv.permute(2, 0, 3, 1, 4)  # (B, nh, 1, hs) each
-        k, v = cache.update(k, v)  # (B, nh, pos + 1, hs)
-        y = F.scaled_dot_product_attention(q, k, v)  # (B, nh, 1, hs): one query sees every cached position
-        x = x + F.linear(y.reshape(B, 1, C), attn.c_proj.weight, attn.c_proj.bias)  # (B, 1, C)
-        h = F.layer_norm(x, (C,), block.ln_2.weight, block.ln_2.bias, 1e-5)
-        h = F.gelu(F.linear(h, mlp.c_fc.weight, mlp.c_fc.bias), approximate=cfg.gelu_approximate)  # (B, 1, 4C)
-        x = x + F.linear(h, mlp.c_proj.weight, mlp.c_proj.bias)  # (B, 1, C)
-    x = F.layer_norm(x, (C,), tr.ln_f.weight, tr.ln_f.bias, 1e-5)
-    return F.linear(x, model.lm_head.weight)[..., :cfg.vocab_size]  # (B, 1, V)
-
-# %% ../nbs/07_sampling.ipynb #6311303c
-@torch.no_grad()
-def generate_stream(model, idx: torch.Tensor, max_new_tokens: int, *,  # a GPT; (B, T) prompt ids
-                    temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
-                    repetition_penalty: float = 1.0, generator: torch.Generator | None = None,
-                    stop_tokens=(), use_cache: bool = True) -> Iterator[torch.Tensor]:
+def generate_stream(model,  # a GPT
+                    idx: torch.Tensor,  # (B, T) prompt ids
+                    max_new_tokens: int,  # the most tokens to generate
+                    *,
+                    temperature: float = 1.0,  # 1 as trained, lower is more conservative, 0 is greedy
+                    top_k: int | None = None,  # keep only the k most likely tokens
+                    top_p: float | None = None,  # keep the smallest set of tokens whose probability reaches p
+                    repetition_penalty: float = 1.0,  # above 1 discourages tokens already in the context
+                    generator: torch.Generator | None = None,  # the source of randomness: the same seed, the same tokens
+                    stop_tokens=(),  # ids that end a row's generation
+                    use_cache: bool = True) -> Iterator[torch.Tensor]:  # the KV cache (False: the whole window every step)
     "Yield each new token (B, 1); stop after `max_new_tokens` or once every row has produced one of `stop_tokens`"
     check_sampling_args(temperature, top_k, top_p, repetition_penalty)
-    if idx.dim() != 2 or idx.size(1) == 0: raise ValueError('The prompt must be a (batch, time) tensor with at least one token.')
+    if idx.dim() != 2 or idx.size(1) == 0: raise ConfigError('The prompt must be a (batch, time) tensor with at least one token.')
     block_size = model.config.block_size
     was_training = model.training
     model.eval()
@@ -106,10 +92,10 @@ def generate_stream(model, idx: torch.Tensor, max_new_tokens: int, *,  # a GPT; 
             new_start = window_start(seq.size(1), start, block_size)
             if new_start != start: start, caches = new_start, None  # the window slid: rebuild the caches
             if use_cache and caches is None:  # prefill: the whole window through the model, filling the caches
-                caches = [KVCache() for _ in range(model.config.n_layer)]
+                caches = [KVCache(capacity=block_size) for _ in range(model.config.n_layer)]
                 logits, _ = model(seq[:, start:], kv_caches=caches)  # (B, 1, V)
             elif use_cache:  # one new token, at its position in the window
-                logits = decode_step(model, seq[:, -1:], caches, seq.size(1) - 1 - start)  # (B, 1, V)
+                logits = model.decode(seq[:, -1:], caches, seq.size(1) - 1 - start)  # (B, 1, V)
             else:
                 logits, _ = model(seq[:, start:])  # (B, 1, V): the whole window, every step
             logits = apply_repetition_penalty(logits[:, -1].float(), seq[:, start:], repetition_penalty)  # (B, V)
@@ -127,31 +113,16 @@ def generate(model, idx: torch.Tensor, max_new_tokens: int, **kwargs) -> torch.T
     "The prompt `idx` (B, T) followed by up to `max_new_tokens` new tokens; keyword arguments as `generate_stream`"
     return torch.cat([idx, *generate_stream(model, idx, max_new_tokens, **kwargs)], dim=1)
 
-# %% ../nbs/07_sampling.ipynb #4f779b07
-def run_checkpoint(out_dir):  # a folder
-    "The best (else the last) checkpoint of the `nanogpt train` run in `out_dir`, or None if it holds none"
-    from pathlib import Path
-    return next((Path(out_dir) / name for name in ('best.pt', 'ckpt.pt') if (Path(out_dir) / name).exists()), None)
-
-
-def load_trained(out_dir, device: str = 'cpu'):  # a `nanogpt train` out_dir; where the model goes
-    "(model, tokenizer) from the best (else the last) checkpoint in `out_dir`, in eval mode"
-    from nanogpt.model import GPT, GPTConfig
-    from nanogpt.tokenizers import tokenizer_from_meta
-    from nanogpt.train import load_checkpoint
-    path = run_checkpoint(out_dir)
-    if path is None:
-        raise FileNotFoundError(f'{out_dir} holds no checkpoint: expected the out_dir of a `nanogpt train` run, with '
-                                'ckpt.pt (and best.pt). Train first, e.g. `nanogpt train --out_dir=out`, or pass --out_dir.')
-    checkpoint = load_checkpoint(path, device)
-    model = GPT(GPTConfig(**checkpoint['model_args']))
-    model.load_state_dict(checkpoint['model'])
-    return model.to(device).eval(), tokenizer_from_meta(checkpoint['tokenizer'])
-
 # %% ../nbs/07_sampling.ipynb #21e99ceb
-def sample_text(model, tokenizer, prompt: str = '\n', max_new_tokens: int = 200,  # a GPT; its tokenizer; the start
-                temperature: float = 0.8, top_k: int | None = None, top_p: float | None = None,
-                repetition_penalty: float = 1.0, seed: int = 1337) -> str:
+def sample_text(model,  # a GPT
+                tokenizer,  # its tokenizer
+                prompt: str = '\n',  # the text to continue
+                max_new_tokens: int = 200,  # tokens to add
+                temperature: float = 0.8,  # as `generate_stream`
+                top_k: int | None = None,  # as `generate_stream`
+                top_p: float | None = None,  # as `generate_stream`
+                repetition_penalty: float = 1.0,  # as `generate_stream`
+                seed: int = 1337) -> str:  # the same seed gives the same text
     "The prompt followed by `max_new_tokens` sampled tokens, as text; the same seed gives the same text"
     device = next(model.parameters()).device
     idx = torch.tensor([tokenizer.encode(prompt)], dtype=torch.long, device=device)  # (1, T)
@@ -161,7 +132,9 @@ def sample_text(model, tokenizer, prompt: str = '\n', max_new_tokens: int = 200,
     return tokenizer.decode(out[0].tolist())
 
 
-def sampling_sliders(model, tokenizer, prompt: str = 'ROMEO:\n'):  # a GPT, its tokenizer, the prompt
+def sampling_sliders(model,  # a GPT
+                     tokenizer,  # its tokenizer
+                     prompt: str = 'ROMEO:\n'):  # the text to continue
     "Sliders for temperature, top-k, top-p, seed and length that regenerate the text as they move"
     try:
         import ipywidgets as widgets

@@ -9,6 +9,8 @@ import os
 
 import numpy as np
 
+from .errors import DataError, MissingError
+
 # %% auto #0
 __all__ = ['CharTokenizer', 'load_tiktoken', 'TiktokenTokenizer', 'tokenizer_from_meta', 'get_tokenizer', 'plot_tokens']
 
@@ -31,8 +33,8 @@ class CharTokenizer:
     kind = 'char'
 
     def __init__(self, chars: str):  # the vocabulary, one character per id
-        if not chars: raise ValueError('A character vocabulary needs at least one character.')
-        if len(set(chars)) != len(chars): raise ValueError('The character vocabulary has duplicates.')
+        if not chars: raise DataError('A character vocabulary needs at least one character.')
+        if len(set(chars)) != len(chars): raise DataError('The character vocabulary has duplicates.')
         self.chars = chars
         codes = np.frombuffer(chars.encode('utf-32-le'), dtype=np.uint32)
         self._table = np.full(int(codes.max()) + 1, -1, dtype=np.int64)  # code point -> id, -1 if unknown
@@ -41,7 +43,7 @@ class CharTokenizer:
     @classmethod
     def from_text(cls, text: str) -> CharTokenizer:
         "The vocabulary of every character that occurs in `text`"
-        if not text: raise ValueError('Cannot build a character vocabulary from an empty text.')
+        if not text: raise DataError('Cannot build a character vocabulary from an empty text.')
         return cls(''.join(sorted(set(text))))
 
     @property
@@ -55,7 +57,7 @@ class CharTokenizer:
         ids[known] = self._table[codes[known]]
         unknown = np.flatnonzero(ids < 0)
         if len(unknown):
-            raise ValueError(f'{len(unknown)} character(s) are not in the vocabulary of {self.vocab_size}: '
+            raise DataError(f'{len(unknown)} character(s) are not in the vocabulary of {self.vocab_size}: '
                              f'{_describe_unknown(text, unknown)}. Remove them from the text, or build the '
                              'tokenizer (prepare the dataset) from a text that contains them.')
         return ids
@@ -84,7 +86,7 @@ def load_tiktoken(encoding: str = 'gpt2'):  # a tiktoken encoding name
     except ValueError: raise
     except Exception as e:
         cache = os.environ.get('TIKTOKEN_CACHE_DIR') or os.environ.get('DATA_GYM_CACHE_DIR') or 'not set'
-        raise RuntimeError(
+        raise MissingError(
             f"Could not load tiktoken's '{encoding}' encoding ({type(e).__name__}: {e}). tiktoken downloads its "
             f'files once and caches them; without network it needs the cache. Set TIKTOKEN_CACHE_DIR to a '
             f'directory holding the cached files (TIKTOKEN_CACHE_DIR is {cache}); to make one, run '
@@ -124,19 +126,23 @@ def tokenizer_from_meta(meta: dict):  # the `tokenizer` entry of `meta.json`
     kind = meta.get('kind')
     if kind == 'char': return CharTokenizer(meta['chars'])
     if kind == 'tiktoken': return TiktokenTokenizer(meta.get('encoding', 'gpt2'))
-    raise ValueError(f"Unknown tokenizer kind {kind!r} in meta.json: expected 'char' or 'tiktoken'.")
+    raise DataError(f"Unknown tokenizer kind {kind!r} in meta.json: expected 'char' or 'tiktoken'.")
 
 
-def get_tokenizer(kind: str, text: str | None = None):  # 'char' or 'gpt2'; `text` builds the char vocabulary
+def get_tokenizer(kind: str,  # 'char' or 'gpt2'
+                  text: str | None = None):  # `text` builds the char vocabulary
     "A tokenizer by the name the command line uses"
     if kind == 'char':
-        if text is None: raise ValueError('A character tokenizer is built from a text: pass `text`.')
+        if text is None: raise DataError('A character tokenizer is built from a text: pass `text`.')
         return CharTokenizer.from_text(text)
     if kind == 'gpt2': return TiktokenTokenizer('gpt2')
-    raise ValueError(f"Unknown tokenizer {kind!r}: use 'char' or 'gpt2'.")
+    raise DataError(f"Unknown tokenizer {kind!r}: use 'char' or 'gpt2'.")
 
 # %% ../nbs/01_tokenizers.ipynb #a11209d0
-def plot_tokens(tokenizer, text: str, width: int = 70, ax=None):  # any tokenizer; the text to show
+def plot_tokens(tokenizer,  # any tokenizer
+                text: str,  # the text to show
+                width: int = 70,  # characters per line
+                ax=None):  # a matplotlib axis to draw on (None: a new figure)
     "Draw `text` as `tokenizer` splits it: one coloured box per token, line breaks shown as ↵"
     import matplotlib.pyplot as plt
     pieces = [tokenizer.decode([i]) for i in tokenizer.encode(text)]
