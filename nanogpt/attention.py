@@ -94,7 +94,7 @@ class KVCache:
     def __len__(self): return self.length
     def __repr__(self): return f'KVCache({self.length} positions)'
 
-
+# %% ../nbs/04_attention.ipynb #4d8c8590
 class CausalSelfAttention(nn.Module):
     "Multi-head causal self-attention with a fused q, k, v projection and `scaled_dot_product_attention`"
     def __init__(self, config):  # any object with n_embd, n_head, block_size, dropout, bias

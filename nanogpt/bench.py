@@ -16,7 +16,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .attention import MultiHeadAttention
-from .data import BatchLoader, load_meta, prepare
+from .data import BatchLoader, load_meta, prepare, scratch_dataset
 from .model import GPT, GPTConfig
 
 # %% auto #0
@@ -106,7 +106,7 @@ class LectureGPT(nn.Module):
         loss = None if targets is None else F.cross_entropy(logits.flatten(0, 1), targets.flatten())
         return logits, loss
 
-
+# %% ../nbs/bench.ipynb #1c4b02ea
 MODEL_SHAPES = {  # name -> (GPTConfig fields, batch size): nanoGPT's two Shakespeare recipes
     'cpu recipe (4x128, T=64, B=12)': (dict(n_layer=4, n_head=4, n_embd=128, block_size=64), 12),
     'gpu recipe (6x384, T=256, B=8)': (dict(n_layer=6, n_head=6, n_embd=384, block_size=256), 8),

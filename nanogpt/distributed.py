@@ -13,6 +13,8 @@ import torch.distributed as dist
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
+from fastcore.basics import patch
+
 from .errors import ConfigError
 from .model import GPT
 from .train import SingleProcess
@@ -57,35 +59,40 @@ class ProcessGroup(SingleProcess):
                               f'({self.world_size}): it counts the micro-batches of one step across all of them.')
         return accumulation_steps // self.world_size
 
-    def mean(self, *values: float) -> list[float]:
-        "The mean of each value over all processes"
-        if not self.launched: return list(values)
-        t = torch.tensor(values, dtype=torch.float64, device=self._device())
-        dist.all_reduce(t)  # sum
-        return (t / self.world_size).tolist()
-
-    def any(self, flag: bool) -> bool:
-        "True if `flag` is set in any process"
-        if not self.launched: return flag
-        t = torch.tensor([float(flag)], device=self._device())
-        dist.all_reduce(t)
-        return t.item() > 0
-
-    def gather(self, obj) -> list:  # anything picklable
-        "[obj of rank 0, obj of rank 1, ...] in every process"
-        if not self.launched: return [obj]
-        out = [None] * self.world_size
-        dist.all_gather_object(out, obj)
-        return out
-
-    def close(self):
-        "Leave the process group (at the end, on error and on Ctrl-C alike)"
-        if self.launched and dist.is_initialized(): dist.destroy_process_group()
-
     def _device(self): return f'cuda:{self.local_rank}' if dist.get_backend() == 'nccl' else 'cpu'
 
     def __repr__(self): return f'{type(self).__name__}(rank {self.rank} of {self.world_size})' if self.launched else \
         f'{type(self).__name__}(single process)'
+
+# %% ../nbs/09_ddp.ipynb #cccf2f30
+@patch
+def mean(self: ProcessGroup, *values: float) -> list[float]:
+    "The mean of each value over all processes"
+    if not self.launched: return list(values)
+    t = torch.tensor(values, dtype=torch.float64, device=self._device())
+    dist.all_reduce(t)  # sum
+    return (t / self.world_size).tolist()
+
+@patch
+def any(self: ProcessGroup, flag: bool) -> bool:
+    "True if `flag` is set in any process"
+    if not self.launched: return flag
+    t = torch.tensor([float(flag)], device=self._device())
+    dist.all_reduce(t)
+    return t.item() > 0
+
+@patch
+def gather(self: ProcessGroup, obj) -> list:  # anything picklable
+    "[obj of rank 0, obj of rank 1, ...] in every process"
+    if not self.launched: return [obj]
+    out = [None] * self.world_size
+    dist.all_gather_object(out, obj)
+    return out
+
+@patch
+def close(self: ProcessGroup):
+    "Leave the process group (at the end, on error and on Ctrl-C alike)"
+    if self.launched and dist.is_initialized(): dist.destroy_process_group()
 
 # %% ../nbs/09_ddp.ipynb #474951d7
 class Distributed(ProcessGroup):
@@ -115,36 +122,40 @@ class Distributed(ProcessGroup):
         if self.fsdp: model.set_requires_gradient_sync(last)  # FSDP: reduce-scatter once, on the last
         return model.no_sync() if isinstance(model, DDP) and not last else nullcontext()
 
-    def state_dicts(self, model: nn.Module,  # the model, sharded or not
-                    optimizer) -> tuple:  # its optimizer
-        "(model state, optimizer state) as one process would hold them; under FSDP a collective whose result only rank 0 receives"
-        if not _sharded(model): return model.state_dict(), optimizer.state_dict()
-        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_optimizer_state_dict
-        options = StateDictOptions(full_state_dict=True, cpu_offload=True)
-        model_state = get_model_state_dict(model, options=options)
-        if not optimizer.state: return model_state, optimizer.state_dict()  # before the first step (gathering would take a step)
-        by_name = get_optimizer_state_dict(model, optimizer, options=options)  # keyed by parameter name
-        if not by_name: return model_state, {}  # not rank 0
-        return model_state, _rekey(by_name, {name: i for i, name in enumerate(_param_names(model, optimizer))})
+# %% ../nbs/09_ddp.ipynb #1f63e567
+@patch
+def state_dicts(self: Distributed, model: nn.Module,  # the model, sharded or not
+                optimizer) -> tuple:  # its optimizer
+    "(model state, optimizer state) as one process would hold them; under FSDP a collective whose result only rank 0 receives"
+    if not _sharded(model): return model.state_dict(), optimizer.state_dict()
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_optimizer_state_dict
+    options = StateDictOptions(full_state_dict=True, cpu_offload=True)
+    model_state = get_model_state_dict(model, options=options)
+    if not optimizer.state: return model_state, optimizer.state_dict()  # before the first step (gathering would take a step)
+    by_name = get_optimizer_state_dict(model, optimizer, options=options)  # keyed by parameter name
+    if not by_name: return model_state, {}  # not rank 0
+    return model_state, _rekey(by_name, {name: i for i, name in enumerate(_param_names(model, optimizer))})
 
-    def load_optimizer_state(self, model: nn.Module,  # the model, sharded or not
-                             optimizer,  # its optimizer
-                             state: dict):  # an optimizer state saved by one process, or gathered by `state_dicts`
-        "Load `state` into `optimizer`, sharding it where the model is sharded"
-        if not _sharded(model): return optimizer.load_state_dict(state)
-        if not state['state']: return  # saved before the first step: nothing learned yet
-        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
-        by_name = _rekey(state, dict(enumerate(_param_names(model, optimizer))))
-        set_optimizer_state_dict(model, optimizer, by_name, options=StateDictOptions(full_state_dict=True))
+@patch
+def load_optimizer_state(self: Distributed, model: nn.Module,  # the model, sharded or not
+                         optimizer,  # its optimizer
+                         state: dict):  # an optimizer state saved by one process, or gathered by `state_dicts`
+    "Load `state` into `optimizer`, sharding it where the model is sharded"
+    if not _sharded(model): return optimizer.load_state_dict(state)
+    if not state['state']: return  # saved before the first step: nothing learned yet
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
+    by_name = _rekey(state, dict(enumerate(_param_names(model, optimizer))))
+    set_optimizer_state_dict(model, optimizer, by_name, options=StateDictOptions(full_state_dict=True))
 
-    def whole_model(self, model: nn.Module) -> nn.Module:  # the trained model, sharded or not
-        "The model whole on every process (FSDP gathers it), so that it samples without the others"
-        if not _sharded(model): return model
-        model_state, _ = self.state_dicts(model, torch.optim.SGD([torch.zeros(1)]))
-        whole = GPT(model.config).to(self._device())
-        if self.is_main: whole.load_state_dict(model_state)
-        self.broadcast(whole)
-        return whole
+@patch
+def whole_model(self: Distributed, model: nn.Module) -> nn.Module:  # the trained model, sharded or not
+    "The model whole on every process (FSDP gathers it), so that it samples without the others"
+    if not _sharded(model): return model
+    model_state, _ = self.state_dicts(model, torch.optim.SGD([torch.zeros(1)]))
+    whole = GPT(model.config).to(self._device())
+    if self.is_main: whole.load_state_dict(model_state)
+    self.broadcast(whole)
+    return whole
 
 
 def _param_names(model: nn.Module, optimizer) -> list[str]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
+from fastcore.basics import patch
 from torch.utils.checkpoint import checkpoint
 
 from .attention import CausalSelfAttention
@@ -120,87 +121,100 @@ class GPT(nn.Module):
         if isinstance(module, (nn.Linear, nn.Embedding)): nn.init.normal_(module.weight, mean=0.0, std=0.02)
         if isinstance(module, nn.Linear) and module.bias is not None: nn.init.zeros_(module.bias)
 
-    def _check_input(self, idx, start_pos: int):
-        B, T = idx.shape
-        if start_pos + T > self.config.block_size:
-            where = f' starting at position {start_pos}' if start_pos else ''
-            raise ConfigError(f'The input has {T} tokens{where} but the context is block_size={self.config.block_size}: '
-                             f'pass at most {self.config.block_size - start_pos} (crop the input to its last tokens).')
-        if getattr(torch.compiler, 'is_compiling', lambda: False)() or idx.numel() == 0: return  # no sync inside torch.compile
-        lo, hi = torch.aminmax(idx)
-        if lo < 0 or hi >= self.config.vocab_size:
-            raise ConfigError(f'Token ids must lie in [0, {self.config.vocab_size}) (vocab_size={self.config.vocab_size}), '
-                             f'got ids from {lo.item()} to {hi.item()}: the data was tokenized with a different '
-                             'vocabulary, or vocab_size is too small.')
+# %% ../nbs/05_gpt.ipynb #ced3e2d7
+@patch
+def _check_input(self: GPT, idx, start_pos: int):
+    B, T = idx.shape
+    if start_pos + T > self.config.block_size:
+        where = f' starting at position {start_pos}' if start_pos else ''
+        raise ConfigError(f'The input has {T} tokens{where} but the context is block_size={self.config.block_size}: '
+                         f'pass at most {self.config.block_size - start_pos} (crop the input to its last tokens).')
+    if getattr(torch.compiler, 'is_compiling', lambda: False)() or idx.numel() == 0: return  # no sync inside torch.compile
+    lo, hi = torch.aminmax(idx)
+    if lo < 0 or hi >= self.config.vocab_size:
+        raise ConfigError(f'Token ids must lie in [0, {self.config.vocab_size}) (vocab_size={self.config.vocab_size}), '
+                         f'got ids from {lo.item()} to {hi.item()}: the data was tokenized with a different '
+                         'vocabulary, or vocab_size is too small.')
 
-    def forward(self, idx,  # (B, T) token ids
-                targets=None,  # (B, T) the next token ids, -1 to ignore a position; None when generating
-                kv_caches=None,  # None, or one cache per block (see `CausalSelfAttention`)
-                start_pos: int = 0):  # position of idx[:, 0], when earlier tokens are in the caches
-        "(logits, loss): logits (B, T, vocab_size) and the mean cross-entropy with targets, else (B, 1, vocab_size) and None"
-        self._check_input(idx, start_pos)
-        if kv_caches is not None and len(kv_caches) != self.config.n_layer:
-            raise ConfigError(f'Pass one KV cache per block: got {len(kv_caches)} for n_layer={self.config.n_layer}.')
-        pos = torch.arange(start_pos, start_pos + idx.size(1), device=idx.device)  # (T,)
-        x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
-        for i, block in enumerate(self.transformer.h):
-            if self.config.gradient_checkpointing and self.training and kv_caches is None:
-                x = checkpoint(block, x, use_reentrant=False)  # (B, T, C), recomputed in backward
-            else:
-                x = block(x, kv_cache=None if kv_caches is None else kv_caches[i])  # (B, T, C)
-        x = self.transformer.ln_f(x)  # (B, T, C)
-        V = self.config.vocab_size
-        if targets is None:
-            return self.lm_head(x[:, [-1]])[..., :V], None  # (B, 1, V): the padded rows are cut off
-        logits = self.lm_head(x)[..., :V]  # (B, T, V)
-        loss = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-1)
-        return logits, loss
+@patch
+def forward(self: GPT, idx,  # (B, T) token ids
+            targets=None,  # (B, T) the next token ids, -1 to ignore a position; None when generating
+            kv_caches=None,  # None, or one cache per block (see `CausalSelfAttention`)
+            start_pos: int = 0):  # position of idx[:, 0], when earlier tokens are in the caches
+    "(logits, loss): logits (B, T, vocab_size) and the mean cross-entropy with targets, else (B, 1, vocab_size) and None"
+    self._check_input(idx, start_pos)
+    if kv_caches is not None and len(kv_caches) != self.config.n_layer:
+        raise ConfigError(f'Pass one KV cache per block: got {len(kv_caches)} for n_layer={self.config.n_layer}.')
+    pos = torch.arange(start_pos, start_pos + idx.size(1), device=idx.device)  # (T,)
+    x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
+    for i, block in enumerate(self.transformer.h):
+        if self.config.gradient_checkpointing and self.training and kv_caches is None:
+            x = checkpoint(block, x, use_reentrant=False)  # (B, T, C), recomputed in backward
+        else:
+            x = block(x, kv_cache=None if kv_caches is None else kv_caches[i])  # (B, T, C)
+    x = self.transformer.ln_f(x)  # (B, T, C)
+    V = self.config.vocab_size
+    if targets is None:
+        return self.lm_head(x[:, [-1]])[..., :V], None  # (B, 1, V): the padded rows are cut off
+    logits = self.lm_head(x)[..., :V]  # (B, T, V)
+    loss = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-1)
+    return logits, loss
 
-    @torch.inference_mode()
-    def decode(self, token,  # (B, 1) the newest token ids
-               kv_caches: list,  # one cache per block, holding positions 0 .. pos - 1
-               pos: int):  # the position of `token`
-        "Logits (B, 1, vocab_size) of one new token: `forward(token, kv_caches=kv_caches, start_pos=pos)` on the path sampling takes"
-        if pos >= self.config.block_size: raise ConfigError(f'Position {pos} is past the context (block_size={self.config.block_size}).')
-        x = self.transformer.wte.weight[token] + self.transformer.wpe.weight[pos]  # (B, 1, C)
-        for block, cache in zip(self.transformer.h, kv_caches): x = block.decode(x, cache)  # (B, 1, C)
-        return self.lm_head.forward(self.transformer.ln_f.forward(x))[..., :self.config.vocab_size]  # (B, 1, V)
+# %% ../nbs/05_gpt.ipynb #761a98d0
+@patch
+def num_params(self: GPT, non_embedding: bool = True) -> int:  # subtract the position embeddings, as nanoGPT reports
+    "Number of parameters, the tied output layer counted once"
+    n = sum(p.numel() for p in self.parameters())
+    return n - self.transformer.wpe.weight.numel() if non_embedding else n
 
-    def num_params(self, non_embedding: bool = True) -> int:  # subtract the position embeddings, as nanoGPT reports
-        "Number of parameters, the tied output layer counted once"
-        n = sum(p.numel() for p in self.parameters())
-        return n - self.transformer.wpe.weight.numel() if non_embedding else n
+@patch
+def flops_per_token(self: GPT) -> int:
+    "Estimated FLOPs of a forward and backward pass per token at full context: 6N + 12 L T C (PaLM appendix B, as nanoGPT)"
+    cfg = self.config
+    return 6 * self.num_params() + 12 * cfg.n_layer * cfg.block_size * cfg.n_embd
 
-    def flops_per_token(self) -> int:
-        "Estimated FLOPs of a forward and backward pass per token at full context: 6N + 12 L T C (PaLM appendix B, as nanoGPT)"
-        cfg = self.config
-        return 6 * self.num_params() + 12 * cfg.n_layer * cfg.block_size * cfg.n_embd
+@patch
+def estimate_mfu(self: GPT, fwdbwd_per_iter: int,  # sequences of block_size tokens per optimizer step
+                 dt: float,  # seconds per optimizer step
+                 peak_flops: float) -> float:  # the device's peak FLOP/s (A100 bfloat16: 312e12)
+    "Model FLOPs utilisation: achieved FLOP/s as a fraction of `peak_flops`"
+    achieved = self.flops_per_token() * self.config.block_size * fwdbwd_per_iter / dt
+    return achieved / peak_flops
 
-    def estimate_mfu(self, fwdbwd_per_iter: int,  # sequences of block_size tokens per optimizer step
-                     dt: float,  # seconds per optimizer step
-                     peak_flops: float) -> float:  # the device's peak FLOP/s (A100 bfloat16: 312e12)
-        "Model FLOPs utilisation: achieved FLOP/s as a fraction of `peak_flops`"
-        achieved = self.flops_per_token() * self.config.block_size * fwdbwd_per_iter / dt
-        return achieved / peak_flops
+# %% ../nbs/05_gpt.ipynb #bd9a42f6
+@patch
+@torch.inference_mode()
+def decode(self: GPT, token,  # (B, 1) the newest token ids
+           kv_caches: list,  # one cache per block, holding positions 0 .. pos - 1
+           pos: int):  # the position of `token`
+    "Logits (B, 1, vocab_size) of one new token: `forward(token, kv_caches=kv_caches, start_pos=pos)` on the path sampling takes"
+    if pos >= self.config.block_size: raise ConfigError(f'Position {pos} is past the context (block_size={self.config.block_size}).')
+    x = self.transformer.wte.weight[token] + self.transformer.wpe.weight[pos]  # (B, 1, C)
+    for block, cache in zip(self.transformer.h, kv_caches): x = block.decode(x, cache)  # (B, 1, C)
+    return self.lm_head.forward(self.transformer.ln_f.forward(x))[..., :self.config.vocab_size]  # (B, 1, V)
 
-    def crop_block_size(self, block_size: int):  # the new, smaller context
-        "Shrink the context to `block_size` by keeping the first position embeddings (for fine-tuning at a shorter context)"
-        if not 0 < block_size <= self.config.block_size:
-            raise ConfigError(f'crop_block_size can only shrink the context: got {block_size}, the model has '
-                             f'block_size={self.config.block_size}.')
-        self.config = replace(self.config, block_size=block_size)
-        self.transformer.wpe.weight = nn.Parameter(self.transformer.wpe.weight[:block_size].detach().clone())
-        for block in self.transformer.h: block.attn.block_size = block_size
-        return self
+# %% ../nbs/05_gpt.ipynb #c94c90b6
+@patch
+def crop_block_size(self: GPT, block_size: int):  # the new, smaller context
+    "Shrink the context to `block_size` by keeping the first position embeddings (for fine-tuning at a shorter context)"
+    if not 0 < block_size <= self.config.block_size:
+        raise ConfigError(f'crop_block_size can only shrink the context: got {block_size}, the model has '
+                         f'block_size={self.config.block_size}.')
+    self.config = replace(self.config, block_size=block_size)
+    self.transformer.wpe.weight = nn.Parameter(self.transformer.wpe.weight[:block_size].detach().clone())
+    for block in self.transformer.h: block.attn.block_size = block_size
+    return self
 
-    @classmethod
-    def from_pretrained(cls, name_or_path: str,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl', or a Hugging Face-layout directory
-                        **overrides):  # GPTConfig fields to change, e.g. dropout=0.1
-        "A GPT with OpenAI's GPT-2 weights, or any GPT-2 checkpoint in the Hugging Face layout (see lesson 08)"
-        from nanogpt.pretrained import load_pretrained
-        return load_pretrained(name_or_path, **overrides)
 
-    def save_pretrained(self, path):  # a directory; config.json and model.safetensors are written there
-        "Save in the Hugging Face GPT-2 layout, which `transformers` and `GPT.from_pretrained` load (see lesson 08)"
-        from nanogpt.pretrained import save_pretrained
-        return save_pretrained(self, path)
+@patch(cls_method=True)
+def from_pretrained(cls: GPT, name_or_path: str,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl', or a Hugging Face-layout directory
+                    **overrides):  # GPTConfig fields to change, e.g. dropout=0.1
+    "A GPT with OpenAI's GPT-2 weights, or any GPT-2 checkpoint in the Hugging Face layout (see lesson 08)"
+    from nanogpt.pretrained import load_pretrained
+    return load_pretrained(name_or_path, **overrides)
+
+@patch
+def save_pretrained(self: GPT, path):  # a directory; config.json and model.safetensors are written there
+    "Save in the Hugging Face GPT-2 layout, which `transformers` and `GPT.from_pretrained` load (see lesson 08)"
+    from nanogpt.pretrained import save_pretrained
+    return save_pretrained(self, path)
