@@ -16,7 +16,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .attention import MultiHeadAttention
-from .data import BatchLoader, load_meta, prepare, scratch_dataset
+from .data import BatchLoader, load_meta, prepare
 from .model import GPT, GPTConfig
 
 # %% auto #0

@@ -9,7 +9,7 @@ import io
 import json
 import pickle
 import random
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 
 import torch

@@ -16,7 +16,7 @@ from safetensors.torch import load_file, save
 
 from .checkpoint import TOKENIZER_FILE, clean_state_dict
 from .data import atomic_write_bytes
-from .errors import CheckpointError, ConfigError, MissingError, describe
+from .errors import CheckpointError, MissingError, describe
 from .model import GPT, LAYER_NORM_EPS, GPTConfig
 
 # %% auto #0

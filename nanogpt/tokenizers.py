@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-from .errors import DataError, MissingError
+from .errors import DataError, MissingError, describe
 
 # %% auto #0
 __all__ = ['CharTokenizer', 'load_tiktoken', 'TiktokenTokenizer', 'tokenizer_from_meta', 'get_tokenizer', 'plot_tokens']
@@ -83,11 +83,10 @@ def load_tiktoken(encoding: str = 'gpt2'):  # a tiktoken encoding name
     import tiktoken
     try:
         return tiktoken.get_encoding(encoding)
-    except ValueError: raise
-    except Exception as e:
+    except OSError as e:  # the download failed (requests' errors are OSErrors); an unknown name is tiktoken's own ValueError
         cache = os.environ.get('TIKTOKEN_CACHE_DIR') or os.environ.get('DATA_GYM_CACHE_DIR') or 'not set'
         raise MissingError(
-            f"Could not load tiktoken's '{encoding}' encoding ({type(e).__name__}: {e}). tiktoken downloads its "
+            f"Could not load tiktoken's '{encoding}' encoding ({describe(e)}). tiktoken downloads its "
             f'files once and caches them; without network it needs the cache. Set TIKTOKEN_CACHE_DIR to a '
             f'directory holding the cached files (TIKTOKEN_CACHE_DIR is {cache}); to make one, run '
             f"`TIKTOKEN_CACHE_DIR=DIR python -c \"import tiktoken; tiktoken.get_encoding('{encoding}')\"` on a "
