@@ -120,7 +120,9 @@ def config_help() -> str:
     from nanogpt.train import TrainConfig
     comments = dict(re.findall(r'^\s+(\w+): [^=]+=.*?#\s*(.+)$', inspect.getsource(TrainConfig), flags=re.M))
     defaults = TrainConfig()
-    return '\n'.join(f'  --{f.name}={getattr(defaults, f.name)!r:<12} {comments.get(f.name, "")}' for f in fields(TrainConfig))
+    keys = [f'  --{f.name}={getattr(defaults, f.name)!r}' for f in fields(TrainConfig)]
+    width = max(map(len, keys)) + 2
+    return '\n'.join(f'{key:<{width}}{comments.get(f.name, "")}' for key, f in zip(keys, fields(TrainConfig)))
 
 # %% ../nbs/cli.ipynb #a84d1e96
 def _add_prepare(sub):
@@ -170,7 +172,7 @@ def _add_train(sub):
                                    'shakespeare_char (nanoGPT\'s GPU recipe), shakespeare_char_cpu (its CPU recipe), '
                                    'shakespeare_char_fast (ours, the default without CUDA), finetune_shakespeare (nanoGPT\'s GPT-2 XL '
                                    'fine-tune). A config file is JSON or nanoGPT-style `key = value` lines (read, never executed). '
-                                   'Under torchrun it trains data-parallel.\n\nkeys (default, meaning):\n',
+                                   'Under torchrun it trains data-parallel.',
                        epilog='examples: nanogpt train | nanogpt train shakespeare_char_cpu --max_iters=500 | '
                               'nanogpt train --init_from=resume (after Ctrl-C) | nanogpt train --init_from=gpt2 --dataset=shakespeare | '
                               'torchrun --standalone --nproc_per_node=2 -m nanogpt train')
@@ -211,10 +213,54 @@ def _run_train(args):
     say(f"done: {result['iter_num']:,} iterations of a {model.config.n_layer}-layer, {model.config.n_embd}-channel model (context "
         f"{model.config.block_size}), best val loss {result['best_val_loss']:.4f}; checkpoints {cfg.out_dir}/ckpt.pt (last) and "
         f'best.pt, log {cfg.out_dir}/log.jsonl')
-    if parallel.is_main and cfg.sample_tokens > 0:
+    if not parallel.is_main: return
+    evaluation = _closing_evaluation(cfg, result['iter_num'], device)
+    print(f"full validation split ({evaluation['tokens']:,} targets, best.pt): loss {evaluation['loss']:.4f}, perplexity "
+          f"{evaluation['perplexity']:.2f}, {evaluation['bits_per_byte']:.3f} bits per byte, accuracy {evaluation['accuracy']:.1%}; "
+          f'{cfg.out_dir}/eval.json')
+    if cfg.sample_tokens > 0:
         tokenizer = load_tokenizer(dataset_dir)
         print('--- sample ---')
         print(sample_text(model, tokenizer, _sample_prompt(tokenizer), cfg.sample_tokens))
+
+
+def _closing_evaluation(cfg, iter_num: int, device: str) -> dict:
+    "Evaluate best.pt on every target of the validation split; write eval.json and a last line of log.jsonl"
+    from nanogpt.data import atomic_write_bytes
+    from nanogpt.evaluate import evaluate_run
+    evaluation = evaluate_run(cfg.out_dir, 'val', device=device, dataset_dir=Path(cfg.data_dir) / cfg.dataset)
+    atomic_write_bytes(Path(cfg.out_dir) / 'eval.json', (json.dumps(evaluation, indent=1) + '\n').encode())
+    with open(Path(cfg.out_dir) / 'log.jsonl', 'a') as f: f.write(json.dumps({'iter': iter_num, **evaluation}) + '\n')
+    return evaluation
+
+# %% ../nbs/cli.ipynb #d13d4838
+def _add_eval(sub):
+    p = sub.add_parser('eval', help='evaluate a trained model on every target of a split, or on a text file',
+                       description='Loss, perplexity, bits per byte, top-1 and top-5 accuracy and calibration error of a saved model, '
+                                   'every target of the split counted once, each with at least half the context.')
+    p.add_argument('--out_dir', default=None, help='the run to evaluate (default: the one `nanogpt train` writes on this device)')
+    p.add_argument('--init_from', default='resume', help="'resume' (the run in --out_dir), a GPT-2 name, or a folder (default: resume)")
+    p.add_argument('--split', default='val', choices=['val', 'train'], help='the split of the run\'s dataset (default: val)')
+    p.add_argument('--file', default=None, help='a UTF-8 text file to evaluate instead of a split')
+    p.add_argument('--dataset', default=None, help="the prepared dataset (default: the one the run's checkpoint names)")
+    p.add_argument('--data_dir', default='data', help='root folder of the datasets, with --dataset (default: data)')
+    p.add_argument('--stride', type=int, default=None, help='how far each window moves (default: half the context)')
+    p.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ... (default: auto)")
+    p.add_argument('--json', action='store_true', help='print one JSON object instead of a table')
+    p.set_defaults(run=_run_eval)
+
+
+def _run_eval(args):
+    from nanogpt.evaluate import evaluate_run
+    from nanogpt.runtime import resolve_device
+    dataset_dir = Path(args.data_dir) / args.dataset if args.dataset else None
+    figures = evaluate_run(_sample_source(args), args.split, args.file, args.stride, resolve_device(args.device), dataset_dir)
+    if args.json: return print(json.dumps(figures))
+    where = figures.get('file') or f"{figures['split']} split of {figures['dataset']}"
+    print(f"{where}: {figures['tokens']:,} targets, {figures['bytes']:,} bytes, context {figures['context']}, stride {figures['stride']}")
+    for key, label in (('loss', 'loss (nats per token)'), ('perplexity', 'perplexity'), ('bits_per_byte', 'bits per byte'),
+                       ('accuracy', 'top-1 accuracy'), ('top5_accuracy', 'top-5 accuracy'), ('calibration_error', 'calibration error')):
+        print(f'  {label:<22} {figures[key]:.4f}')
 
 # %% ../nbs/cli.ipynb #ff374c2b
 def _add_sample(sub):
@@ -292,7 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog='nanogpt', description='Prepare data, train, resume, fine-tune and sample GPT models.')
     parser.add_argument('--version', action='version', version=f'nanogpt {__version__}')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
-    for add in (_add_prepare, _add_train, _add_sample, _add_bench): add(sub)
+    for add in (_add_prepare, _add_train, _add_sample, _add_eval, _add_bench): add(sub)
     return parser
 
 
@@ -308,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:  # the arguments (default: `sys.
     if args.command == 'train':
         if not args.settings: args.settings = []
         if args.settings[:1] == ['--']: args.settings = args.settings[1:]
-        if {'-h', '--help'} & set(args.settings): return print(args.parser.format_help() + config_help()) or 0
+        if {'-h', '--help'} & set(args.settings): return print(args.parser.format_help() + '\nkeys (default, meaning):\n' + config_help()) or 0
     try:
         return args.run(args) or 0
     except NanoGPTError as e:

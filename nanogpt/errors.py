@@ -5,6 +5,8 @@
 # %% ../nbs/00_errors.ipynb #10981954
 from __future__ import annotations
 
+import re
+
 # %% auto #0
 __all__ = ['NanoGPTError', 'ConfigError', 'DataError', 'MissingError', 'CheckpointError', 'TrainingError', 'describe']
 
@@ -36,7 +38,7 @@ class TrainingError(NanoGPTError, RuntimeError):
 def describe(error: BaseException,  # any exception
              limit: int = 160) -> str:  # the most characters of its message to keep
     "The exception's type and the first non-empty line of its message, at most `limit` characters"
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    lines = [line.strip() for line in re.sub(r'\x1b\[[0-9;]*m', '', str(error)).splitlines() if line.strip()]
     message = lines[0] if lines else ''
     if len(message) > limit: message = message[:limit - 3] + '...'
     return f'{type(error).__name__}: {message}' if message else type(error).__name__
