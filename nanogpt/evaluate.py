@@ -5,6 +5,7 @@
 # %% ../nbs/10_evaluation.ipynb #5f34e5ee
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -138,9 +139,10 @@ def evaluate_run(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, o
     "The figures of `evaluate_ids` for a saved model on a split of its dataset, or on a text file"
     model, tokenizer = load_model(source, device)
     if file is not None: return {**evaluate_text(model, tokenizer, read_corpus(file), stride), 'file': str(file)}
-    if dataset_dir is None:
+    if dataset_dir is None:  # the run's config.json names it (a nanoGPT run: its checkpoint's config)
         path = find_checkpoint(source) if Path(source).is_dir() else None
-        config = load_checkpoint(path, keys=WEIGHT_KEYS).get('config', {}) if path else {}
+        if path is not None and (path.parent / 'config.json').is_file(): config = json.loads((path.parent / 'config.json').read_text())
+        else: config = load_checkpoint(path, keys=WEIGHT_KEYS).get('config', {}) if path else {}
         if 'dataset' not in config:
             raise ConfigError(f'{source} does not say which dataset it was trained on: pass --dataset (and --data_dir), or --file.')
         dataset_dir = Path(config.get('data_dir', 'data')) / config['dataset']
