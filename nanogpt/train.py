@@ -11,7 +11,7 @@ import random
 import time
 import warnings
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import torch
@@ -288,9 +288,12 @@ class Run:
     iter_num: int = 0
     best_val_loss: float = float('inf')
     wandb_run: object = None
-    out_dir: Path = field(init=False)
 
-    def __post_init__(self): self.out_dir = Path(self.cfg.out_dir)
+    @property
+    def out_dir(self) -> Path: return Path(self.cfg.out_dir)
+
+    @property
+    def resolved_config(self) -> dict: return {**asdict(self.cfg), 'device': self.device, 'dtype': self.dtype}  # config.json's
 
     def say(self, text: str):
         "Print on the main process only, above the progress bar when there is one"
@@ -352,13 +355,12 @@ def setup(cfg: TrainConfig,  # the run's settings
 
 def start_files(run: Run):  # a run on its main process
     "Create out_dir, write the resolved config.json, and start Weights & Biases when asked"
-    resolved = {**asdict(run.cfg), 'device': run.device, 'dtype': run.dtype}
     run.out_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(run.out_dir / 'config.json', (json.dumps(resolved, indent=1) + '\n').encode())
+    atomic_write_bytes(run.out_dir / 'config.json', (json.dumps(run.resolved_config, indent=1) + '\n').encode())
     if not run.cfg.wandb_log: return
     try: import wandb
     except ImportError: warnings.warn('wandb_log=True but wandb is not installed (pip install wandb): logging to log.jsonl only.')
-    else: run.wandb_run = wandb.init(project=run.cfg.wandb_project, name=run.cfg.wandb_run_name, config=resolved)
+    else: run.wandb_run = wandb.init(project=run.cfg.wandb_project, name=run.cfg.wandb_run_name, config=run.resolved_config)
 
 # %% ../nbs/06_training.ipynb #97db739d
 def evaluate(run: Run) -> dict:  # the run to evaluate
@@ -381,7 +383,7 @@ def save(run: Run,  # the run to save
     model_state, optimizer_state = run.parallel.state_dicts(run.model, run.optimizer)
     if not run.parallel.is_main: return
     state = {'model': clean_state_dict(model_state), 'optimizer': optimizer_state, 'model_args': asdict(run.model.config),
-             'config': {**asdict(run.cfg), 'device': run.device, 'dtype': run.dtype}, 'tokenizer': run.meta['tokenizer'],
+             'config': run.resolved_config, 'tokenizer': run.meta['tokenizer'],
              'iter_num': run.iter_num, 'best_val_loss': run.best_val_loss, 'rng': ranks[0]['rng'], 'loaders': ranks[0]['loaders'],
              **({'ranks': ranks} if len(ranks) > 1 else {})}
     for name in names: save_checkpoint(run.out_dir / name, state)
