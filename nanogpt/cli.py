@@ -132,7 +132,9 @@ def _add_prepare(sub):
     p.add_argument('dataset', help="'shakespeare_char' (characters), 'shakespeare' (GPT-2 BPE), or a path to a UTF-8 text file")
     p.add_argument('--src', help='a local copy of the source text for a built-in dataset (checked by sha256) instead of downloading it')
     p.add_argument('--data_dir', default='data', help='root folder of the datasets (default: data)')
-    p.add_argument('--tokenizer', choices=['char', 'gpt2'], help='tokenizer for a text file (built-in datasets know theirs)')
+    p.add_argument('--tokenizer', choices=['char', 'gpt2', 'bpe'],
+                   help="tokenizer for a text file (built-in datasets know theirs): 'bpe' trains a byte-pair encoding on the file")
+    p.add_argument('--vocab_size', type=int, help='with --tokenizer bpe: the vocabulary to train, 256 bytes plus the merges (e.g. 1024)')
     p.add_argument('--name', help='dataset folder name (default: the dataset name, or the file name without extension)')
     p.add_argument('--val_fraction', type=float, default=0.1, help='fraction of the text, at the end, kept for validation (default: 0.1)')
     p.set_defaults(run=_run_prepare)
@@ -140,7 +142,8 @@ def _add_prepare(sub):
 
 def _run_prepare(args):
     from nanogpt.data import load_meta, prepare
-    out = prepare(args.dataset, args.data_dir, name=args.name, tokenizer=args.tokenizer, val_fraction=args.val_fraction, src=args.src)
+    out = prepare(args.dataset, args.data_dir, name=args.name, tokenizer=args.tokenizer, vocab_size=args.vocab_size,
+                  val_fraction=args.val_fraction, src=args.src)
     meta = load_meta(out)
     print(f"prepared {out}: {meta['tokens']['train']:,} train and {meta['tokens']['val']:,} val tokens, "
           f"vocab_size {meta['vocab_size']:,} ({meta['dtype']})")

@@ -65,12 +65,10 @@ def score_tokens(model,  # any model with forward(idx, targets) -> (logits (B, T
     return {key: torch.cat(parts) for key, parts in columns.items()}
 
 # %% ../nbs/10_evaluation.ipynb #e23593e5
-def token_bytes(tokenizer,  # a CharTokenizer or TiktokenTokenizer
+def token_bytes(tokenizer,  # any of lesson 01's tokenizers
                 ids) -> int:  # token ids
-    "The UTF-8 bytes the tokens `ids` stand for (a GPT-2 token can be part of a character: its own bytes, not a decoded string)"
-    ids = [int(i) for i in ids]
-    if tokenizer.kind == 'char': return sum(len(tokenizer.chars[i].encode('utf-8')) for i in ids)
-    return sum(len(tokenizer.enc.decode_single_token_bytes(i)) for i in ids)
+    "The UTF-8 bytes the tokens `ids` stand for (a BPE token can be part of a character: its own bytes, not a decoded string)"
+    return len(tokenizer.decode_bytes([int(i) for i in ids]))
 
 
 def calibration(confidence: torch.Tensor,  # (N,) the probability of each first choice

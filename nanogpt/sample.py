@@ -8,13 +8,16 @@ from __future__ import annotations
 from typing import Iterator
 
 import torch
+import torch.nn.functional as F
+from fastcore.basics import patch
 
-from .attention import KVCache
+from .attention import CausalSelfAttention
 from .errors import ConfigError
+from .model import GPT, Block
 
 # %% auto #0
-__all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', 'sample_next', 'window_start', 'generate_stream',
-           'generate', 'sample_text', 'sampling_sliders']
+__all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', 'sample_next', 'window_start', 'KVCache',
+           'generate_stream', 'generate', 'sample_text', 'sampling_sliders']
 
 # %% ../nbs/07_sampling.ipynb #a6e809c6
 def check_sampling_args(temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
@@ -62,6 +65,62 @@ def window_start(length: int,  # tokens so far
     "Where the context window begins once the sequence has `length` tokens"
     if length - start <= block_size: return start
     return length - max(1, block_size // 2)
+
+# %% ../nbs/07_sampling.ipynb #19302872
+class KVCache:
+    "The keys and values one attention layer has seen so far, in buffers allocated once and filled in place"
+    def __init__(self, capacity: int = 0):  # positions to allocate for at the first update (the context); grows past it
+        self.capacity, self.length, self.k, self.v = capacity, 0, None, None
+
+    def update(self, k: torch.Tensor,  # (B, n_head, T, head_size) keys of the new positions
+               v: torch.Tensor):  # (B, n_head, T, head_size) their values
+        "Write `k`, `v` after the cached positions; return views of all keys and values so far, (B, nh, L, hs) each"
+        end = self.length + k.size(2)
+        if self.k is None or end > self.k.size(2):  # the first update, or more positions than allocated: double
+            size = max(end, self.capacity, 2 * self.length)
+            old_k, old_v = self.k, self.v
+            self.k, self.v = k.new_empty(*k.shape[:2], size, k.size(3)), v.new_empty(*v.shape[:2], size, v.size(3))
+            if old_k is not None: self.k[:, :, :self.length], self.v[:, :, :self.length] = old_k[:, :, :self.length], old_v[:, :, :self.length]
+        self.k.narrow(2, self.length, k.size(2)).copy_(k)  # (B, nh, T, hs) written in place
+        self.v.narrow(2, self.length, v.size(2)).copy_(v)
+        self.length = end
+        return self.k.narrow(2, 0, end), self.v.narrow(2, 0, end)  # (B, nh, L, hs) each: views, no copy
+
+    def __len__(self): return self.length
+    def __repr__(self): return f'KVCache({self.length} positions)'
+
+# %% ../nbs/07_sampling.ipynb #806429a3
+@patch
+def decode(self: CausalSelfAttention, x,  # (B, 1, n_embd): one new token
+           kv_cache):  # this layer's cache, holding every earlier position
+    "`forward` for one new token in eval mode, the path sampling takes: no mask, no dropout, no checks"
+    B, _, C = x.shape
+    qkv = self.c_attn.forward(x).view(B, 1, 3, self.n_head, C // self.n_head)  # (B, 1, 3, nh, hs)
+    q, k, v = qkv.permute(2, 0, 3, 1, 4)  # (B, nh, 1, hs) each
+    k, v = kv_cache.update(k, v)  # (B, nh, L, hs)
+    y = F.scaled_dot_product_attention(q, k, v)  # (B, nh, 1, hs): the query sees every position so far
+    return self.c_proj.forward(y.reshape(B, 1, C))  # (B, 1, C)
+
+# %% ../nbs/07_sampling.ipynb #1a9f9c36
+@patch
+def decode(self: Block, x,  # (B, 1, C): one new token
+           kv_cache):  # this block's cache, holding every earlier position
+    "`forward` for one new token in eval mode (no dropout), calling each layer's `forward` directly, as attention's `decode` does"
+    x = x + self.attn.decode(self.ln_1.forward(x), kv_cache)  # (B, 1, C)
+    mlp = self.mlp
+    return x + mlp.c_proj.forward(mlp.gelu.forward(mlp.c_fc.forward(self.ln_2.forward(x))))  # (B, 1, C)
+
+
+@patch
+@torch.inference_mode()
+def decode(self: GPT, token,  # (B, 1) the newest token ids
+           kv_caches: list,  # one cache per block, holding positions 0 .. pos - 1
+           pos: int):  # the position of `token`
+    "Logits (B, 1, vocab_size) of one new token: `forward(token, kv_caches=kv_caches, start_pos=pos)` on the path sampling takes"
+    if pos >= self.config.block_size: raise ConfigError(f'Position {pos} is past the context (block_size={self.config.block_size}).')
+    x = self.transformer.wte.weight[token] + self.transformer.wpe.weight[pos]  # (B, 1, C)
+    for block, cache in zip(self.transformer.h, kv_caches): x = block.decode(x, cache)  # (B, 1, C)
+    return self.lm_head.forward(self.transformer.ln_f.forward(x))[..., :self.config.vocab_size]  # (B, 1, V)
 
 # %% ../nbs/07_sampling.ipynb #17b9a040
 @torch.inference_mode()

@@ -220,8 +220,10 @@ def train_step(model: nn.Module,  # what the step runs: possibly compiled, possi
 
 # %% ../nbs/06_training.ipynb #7a88642c
 def _tokenizer_name(tokenizer: dict) -> str:
-    return f"a vocabulary of {len(tokenizer['chars'])} characters" if tokenizer['kind'] == 'char' else \
-        f"tiktoken's {tokenizer.get('encoding')} encoding"
+    if tokenizer['kind'] == 'char': return f"a vocabulary of {len(tokenizer['chars'])} characters"
+    if tokenizer['kind'] == 'bpe':
+        return f"a byte-pair encoding of {256 + len(tokenizer['merges']) + len(tokenizer.get('special_tokens', {})):,} tokens trained by nanogpt"
+    return f"tiktoken's {tokenizer.get('encoding')} encoding"
 
 
 def check_fits(model_args: dict,  # the checkpoint's GPTConfig fields
