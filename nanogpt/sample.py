@@ -176,8 +176,9 @@ def generate(model, idx: torch.Tensor, max_new_tokens: int, **kwargs) -> torch.T
 def sample_text(model,  # a GPT
                 tokenizer,  # its tokenizer
                 prompt: str = '\n',  # the text to continue
-                max_new_tokens: int = 200,  # tokens to add
-                temperature: float = 0.8,  # as `generate_stream`
+                max_new_tokens: int = 300,  # tokens to add
+                *,
+                temperature: float = 1.0,  # as `generate_stream`
                 top_k: int | None = None,  # as `generate_stream`
                 top_p: float | None = None,  # as `generate_stream`
                 repetition_penalty: float = 1.0,  # as `generate_stream`
@@ -194,17 +195,23 @@ def sample_text(model,  # a GPT
 def sampling_sliders(model,  # a GPT
                      tokenizer,  # its tokenizer
                      prompt: str = 'ROMEO:\n'):  # the text to continue
-    "Sliders for temperature, top-k, top-p, seed and length that regenerate the text as they move"
+    "Sliders for temperature, top-k, top-p, repetition penalty, seed and length that regenerate the text when released"
     try:
         import ipywidgets as widgets
     except ImportError:
         print('ipywidgets is not installed (pip install ipywidgets): the sliders are off; call sample_text directly.')
         return None
-    def show(temperature, top_k, top_p, seed, length):
-        print(sample_text(model, tokenizer, prompt, length, temperature, top_k or None, top_p, seed=seed))
+    def slider(kind, description, **kwargs):
+        "A slider whose label is wide enough to read and which changes its value only when released"
+        return kind(description=description, continuous_update=False, style={'description_width': '150px'},
+                    layout=widgets.Layout(width='520px'), **kwargs)
+    def show(temperature, top_k, top_p, repetition_penalty, seed, length):
+        print(sample_text(model, tokenizer, prompt, length, temperature=temperature, top_k=top_k or None, top_p=top_p,
+                          repetition_penalty=repetition_penalty, seed=seed))
     return widgets.interactive(show,
-        temperature=widgets.FloatSlider(value=0.8, min=0.0, max=2.0, step=0.05, description='temperature'),
-        top_k=widgets.IntSlider(value=0, min=0, max=tokenizer.vocab_size, description='top-k (0: off)'),
-        top_p=widgets.FloatSlider(value=1.0, min=0.05, max=1.0, step=0.05, description='top-p'),
-        seed=widgets.IntSlider(value=1337, min=0, max=10_000, description='seed'),
-        length=widgets.IntSlider(value=200, min=10, max=1000, step=10, description='length'))
+        temperature=slider(widgets.FloatSlider, 'temperature', value=0.8, min=0.0, max=2.0, step=0.05),
+        top_k=slider(widgets.IntSlider, 'top-k (0: off)', value=0, min=0, max=tokenizer.vocab_size),
+        top_p=slider(widgets.FloatSlider, 'top-p', value=1.0, min=0.05, max=1.0, step=0.05),
+        repetition_penalty=slider(widgets.FloatSlider, 'repetition penalty', value=1.0, min=1.0, max=2.0, step=0.05),
+        seed=slider(widgets.IntSlider, 'seed', value=1337, min=0, max=10_000),
+        length=slider(widgets.IntSlider, 'length', value=200, min=10, max=1000, step=10))

@@ -408,7 +408,7 @@ def log_step(run: Run,  # the run
     mfu = run.model.estimate_mfu(run.micro_steps * run.cfg.batch_size, dt, peak) if peak else None  # per device
     run.say(f'iter {run.iter_num}: loss {loss:.4f}, time {dt * 1000:.2f}ms, {tokens_per_sec:,.0f} tok/s'
             f'{f", mfu {mfu * 100:.2f}%" if mfu else ""}, norm {norm:.2f}, lr {lr:.2e}')
-    run.log({'iter': run.iter_num, 'train_loss': loss, 'lr': lr, 'ms': dt * 1000, 'tokens_per_sec': tokens_per_sec})
+    run.log({'iter': run.iter_num, 'train_loss': loss, 'lr': lr, 'grad_norm': norm, 'ms': dt * 1000, 'tokens_per_sec': tokens_per_sec})
 
 # %% ../nbs/06_training.ipynb #a3467f46
 def evaluate_and_save(run: Run) -> dict:  # the run, at an evaluation point
