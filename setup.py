@@ -17,6 +17,8 @@ dev_requirements = [
     'jupyterlab',  # learners work through the notebooks in JupyterLab
     'transformers>=4.40',  # lesson 08's parity checks build GPT-2 models in OpenAI's layout; never used by the package
 ]
+# `nanogpt export` and lesson 11: ONNX files and ONNX Runtime. Imported only when asked for, with a message naming this extra.
+export_requirements = ['onnx>=1.16', 'onnxruntime>=1.18', 'onnxscript>=0.2']
 
 setuptools.setup(
     name=cfg['lib_name'],
@@ -38,7 +40,7 @@ setuptools.setup(
     packages=setuptools.find_packages(include=[cfg['lib_path'], cfg['lib_path'] + '.*']),
     include_package_data=True,
     install_requires=shlex.split(cfg.get('requirements', '')),
-    extras_require={'dev': dev_requirements},
+    extras_require={'dev': dev_requirements + export_requirements, 'export': export_requirements},
     python_requires='>=' + cfg['min_python'],
     long_description=Path('README.md').read_text(encoding='utf-8'),
     long_description_content_type='text/markdown',

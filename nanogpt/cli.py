@@ -286,6 +286,7 @@ def _add_sample(sub):
     p.add_argument('--device', default='auto', help="'auto' (cuda > mps > cpu), 'cpu', 'cuda', 'cuda:1', 'mps' (default: auto)")
     p.add_argument('--dtype', default='auto', help="'auto', 'float32', 'bfloat16' or 'float16' (default: auto)")
     p.add_argument('--compile', action='store_true', help='torch.compile the model first (default: off)')
+    p.add_argument('--quantize', choices=['int8'], default=None, help='sample from int8 dynamic-quantized linear layers, on the CPU (lesson 11)')
     p.add_argument('--stream', action='store_true', help='print each token as it is generated')
     p.set_defaults(run=_run_sample)
 
@@ -317,7 +318,12 @@ def _run_sample(args):
     from nanogpt.sample import check_sampling_args, generate_stream
     check_sampling_args(args.temperature, args.top_k, args.top_p, args.repetition_penalty)
     device = resolve_device(args.device)
+    if args.quantize and device != 'cpu':
+        raise ConfigError(f'--quantize {args.quantize} runs on the CPU (dynamic int8 kernels); pass --device=cpu, or drop --quantize.')
     model, tokenizer = load_model(_sample_source(args), device)
+    if args.quantize:
+        from nanogpt.export import quantize_model
+        model = quantize_model(model, args.quantize)
     if args.compile: model = torch.compile(model)
     idx = torch.tensor([tokenizer.encode(_read_prompt(args.start))], dtype=torch.long, device=device)  # (1, T)
     if idx.size(1) == 0: raise ConfigError('The prompt is empty: pass --start with at least one character.')
@@ -334,6 +340,31 @@ def _run_sample(args):
             print(tokenizer.decode(pending))
             print('---------------')
 
+# %% ../nbs/cli.ipynb #7cd0f0a4
+def _add_export(sub):
+    p = sub.add_parser('export', help='export a trained model to ONNX, torch.export (.pt2) or the Hugging Face layout',
+                       description='Write the model of a run (or of --init_from) into a folder, with its config and tokenizer: '
+                                   '--format onnx (ONNX Runtime; --quantize int8 for int8 weights), pt2 (torch.export.load) or hf '
+                                   '(transformers). ONNX needs `pip install "nanogpt[export]"`.')
+    p.add_argument('--out_dir', default=None, help='the run to export (default: the one `nanogpt train` writes on this device)')
+    p.add_argument('--init_from', default='resume', help="'resume' (the run in --out_dir), a GPT-2 name, or a folder (default: resume)")
+    p.add_argument('--format', required=True, choices=['onnx', 'pt2', 'hf'], help='what to write')
+    p.add_argument('--quantize', choices=['int8'], default=None, help='int8 weights (with --format onnx)')
+    p.add_argument('--to', default=None, help='the folder to write (default: OUT_DIR/export-FORMAT[-int8])')
+    p.set_defaults(run=_run_export)
+
+
+def _run_export(args):
+    from nanogpt.checkpoint import load_model
+    from nanogpt.export import export_model
+    source = _sample_source(args)
+    to = Path(args.to) if args.to else Path(source) / f"export-{args.format}{'-' + args.quantize if args.quantize else ''}"
+    if to.exists() and not to.is_dir(): raise ConfigError(f'--to {to} is a file: pass a folder to write the export into.')
+    model, tokenizer = load_model(source, 'cpu')
+    written = export_model(model, to, args.format, args.quantize, tokenizer)
+    print(f'exported {source} as {args.format}{" (" + args.quantize + ")" if args.quantize else ""}: {written} '
+          f'({written.stat().st_size / 1e6:.2f} MB) and its config and tokenizer in {to}/')
+
 # %% ../nbs/cli.ipynb #a82ff3e6
 def build_parser() -> argparse.ArgumentParser:
     "The `nanogpt` argument parser with all its subcommands"
@@ -341,7 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog='nanogpt', description='Prepare data, train, resume, fine-tune and sample GPT models.')
     parser.add_argument('--version', action='version', version=f'nanogpt {__version__}')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
-    for add in (_add_prepare, _add_train, _add_sample, _add_eval, _add_bench): add(sub)
+    for add in (_add_prepare, _add_train, _add_sample, _add_eval, _add_export, _add_bench): add(sub)
     return parser
 
 
