@@ -19,7 +19,7 @@ from .errors import ConfigError, DataError, MissingError
 from .tokenizers import get_tokenizer, tokenizer_from_meta
 
 # %% auto #0
-__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'BPE_FILE', 'sha256_file',
+__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'BPE_FILE', 'sha256_file', 'atomic_file',
            'atomic_write_bytes', 'download', 'tiny_shakespeare', 'read_corpus', 'token_dtype', 'to_token_array',
            'prepare', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'BatchLoader']
 
@@ -38,17 +38,25 @@ def sha256_file(path) -> str:
     return digest.hexdigest()
 
 
-def atomic_write_bytes(path, data: bytes):
-    "Write `data` to `path` through a temporary file in the same folder, so a crash never leaves half a file"
+def atomic_file(path,  # the file to write
+                write):  # called with the path of a temporary file beside it, which it writes
+    "Write `path` through a temporary file in the same folder, moved into place only when complete, so a crash never leaves half a file"
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + '.', suffix='.tmp')
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + '.', suffix='.tmp' + path.suffix)
+    os.close(fd)
     try:
-        with os.fdopen(fd, 'wb') as f: f.write(data)
+        write(tmp)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp): os.remove(tmp)
         raise
+    return path
+
+
+def atomic_write_bytes(path, data: bytes):
+    "Write `data` to `path` with `atomic_file`"
+    return atomic_file(path, lambda tmp: Path(tmp).write_bytes(data))
 
 
 def download(url: str,  # where from
@@ -155,7 +163,8 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
     out = Path(data_dir) / name
     entry = tok.to_meta()
     if tokenizer == 'bpe':
-        atomic_write_bytes(out / BPE_FILE, (json.dumps(entry, ensure_ascii=False) + '\n').encode())
+        out.mkdir(parents=True, exist_ok=True)
+        tok.save(out / BPE_FILE)
         entry = {'kind': 'bpe', 'file': BPE_FILE, 'sha256': sha256_file(out / BPE_FILE)}
     meta = {'vocab_size': tok.vocab_size, 'dtype': dtype.name, 'tokenizer': entry,
             'tokens': {'train': n_train, 'val': n_val}, 'source': path.name, 'source_sha256': sha256_file(path)}

@@ -20,7 +20,7 @@ from torch.export import Dim
 
 from .attention import CausalSelfAttention
 from .checkpoint import TOKENIZER_FILE
-from .data import atomic_write_bytes
+from .data import atomic_file, atomic_write_bytes
 from .errors import ConfigError, MissingError
 from .model import GPT, GPTConfig
 from .pretrained import config_from_hf, hf_config, save_pretrained
@@ -28,8 +28,8 @@ from .tokenizers import tokenizer_from_meta
 
 # %% auto #0
 __all__ = ['ONNX_INPUTS', 'ONNX_OUTPUTS', 'QUANTIZE_SCHEMES', 'FORMATS', 'NO_INT8', 'attend', 'ExportableGPT', 'empty_cache',
-           'dynamic_shapes', 'example_inputs', 'export_program', 'require', 'atomic_file', 'write_onnx',
-           'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model', 'export_model']
+           'dynamic_shapes', 'example_inputs', 'export_program', 'require', 'write_onnx', 'quantize_onnx', 'OnnxModel',
+           'load_onnx', 'quantize_model', 'export_model']
 
 # %% ../nbs/11_export.ipynb #7d065e6b
 def attend(attn: CausalSelfAttention,  # one block's attention layer
@@ -105,21 +105,6 @@ def require(module: str):  # an ONNX module: 'onnx', 'onnxscript', 'onnxruntime'
     try: return importlib.import_module(module)
     except ImportError:
         raise MissingError(f'{module} is not installed; ONNX export and ONNX Runtime need it: pip install "nanogpt[export]"') from None
-
-
-def atomic_file(path,  # the file to write
-                write):  # called with the path of a temporary file beside it, which it writes
-    "Write `path` through a temporary file in the same folder, moved into place only when complete"
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + '.', suffix='.tmp' + path.suffix)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp): os.remove(tmp)
-        raise
-    return path
 
 
 ONNX_INPUTS, ONNX_OUTPUTS = ['idx', 'past_keys', 'past_values'], ['logits', 'present_keys', 'present_values']
