@@ -16,9 +16,15 @@ dev_requirements = [
     'execnb>=0.1.14,<0.2',
     'jupyterlab',  # learners work through the notebooks in JupyterLab
     'transformers>=4.40',  # lesson 08's parity checks build GPT-2 models in OpenAI's layout; never used by the package
+    'peft>=0.21',  # lesson 13's checks load our LoRA adapters with peft and peft's with ours; never used by the package
+    'openai>=1.30',  # lesson 12 tests the server with the official client, as users reach it
+    'httpx>=0.27',  # lesson 12's load test and raw HTTP checks
+    'playwright>=1.44',  # lesson 12's browser test drives Debian's chromium (no browser download)
 ]
 # `nanogpt export` and lesson 11: ONNX files and ONNX Runtime. Imported only when asked for, with a message naming this extra.
 export_requirements = ['onnx>=1.16', 'onnxruntime>=1.18', 'onnxscript>=0.2']
+# `nanogpt serve` and lesson 12: FastAPI for the async, streaming HTTP API, uvicorn to run it. Imported only when serving.
+serve_requirements = ['fastapi>=0.110', 'uvicorn>=0.29']
 
 setuptools.setup(
     name=cfg['lib_name'],
@@ -40,7 +46,8 @@ setuptools.setup(
     packages=setuptools.find_packages(include=[cfg['lib_path'], cfg['lib_path'] + '.*']),
     include_package_data=True,
     install_requires=shlex.split(cfg.get('requirements', '')),
-    extras_require={'dev': dev_requirements + export_requirements, 'export': export_requirements},
+    extras_require={'dev': dev_requirements + export_requirements + serve_requirements, 'export': export_requirements,
+                    'serve': serve_requirements},
     python_requires='>=' + cfg['min_python'],
     long_description=Path('README.md').read_text(encoding='utf-8'),
     long_description_content_type='text/markdown',

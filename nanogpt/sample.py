@@ -69,6 +69,8 @@ def window_start(length: int,  # tokens so far
 # %% ../nbs/07_sampling.ipynb #19302872
 class KVCache:
     "The keys and values one attention layer has seen so far, in buffers allocated once and filled in place"
+    mask = None  # every row may attend to every cached position (lesson 12's batched cache sets a mask per row)
+
     def __init__(self, capacity: int = 0):  # positions to allocate for at the first update (the context); grows past it
         self.capacity, self.length, self.k, self.v = capacity, 0, None, None
 
@@ -98,7 +100,7 @@ def decode(self: CausalSelfAttention, x,  # (B, 1, n_embd): one new token
     qkv = self.c_attn.forward(x).view(B, 1, 3, self.n_head, C // self.n_head)  # (B, 1, 3, nh, hs)
     q, k, v = qkv.permute(2, 0, 3, 1, 4)  # (B, nh, 1, hs) each
     k, v = kv_cache.update(k, v)  # (B, nh, L, hs)
-    y = F.scaled_dot_product_attention(q, k, v)  # (B, nh, 1, hs): the query sees every position so far
+    y = F.scaled_dot_product_attention(q, k, v, attn_mask=getattr(kv_cache, 'mask', None))  # (B, nh, 1, hs): every position so far
     return self.c_proj.forward(y.reshape(B, 1, C))  # (B, 1, C)
 
 # %% ../nbs/07_sampling.ipynb #1a9f9c36
@@ -115,9 +117,10 @@ def decode(self: Block, x,  # (B, 1, C): one new token
 @torch.inference_mode()
 def decode(self: GPT, token,  # (B, 1) the newest token ids
            kv_caches: list,  # one cache per block, holding positions 0 .. pos - 1
-           pos: int):  # the position of `token`
+           pos: int | torch.Tensor):  # the position of `token`, or a (B, 1) tensor of one position per row
     "Logits (B, 1, vocab_size) of one new token: `forward(token, kv_caches=kv_caches, start_pos=pos)` on the path sampling takes"
-    if pos >= self.config.block_size: raise ConfigError(f'Position {pos} is past the context (block_size={self.config.block_size}).')
+    last = int(torch.as_tensor(pos).max())
+    if last >= self.config.block_size: raise ConfigError(f'Position {last} is past the context (block_size={self.config.block_size}).')
     x = self.transformer.wte.weight[token] + self.transformer.wpe.weight[pos]  # (B, 1, C)
     for block, cache in zip(self.transformer.h, kv_caches): x = block.decode(x, cache)  # (B, 1, C)
     return self.lm_head.forward(self.transformer.ln_f.forward(x))[..., :self.config.vocab_size]  # (B, 1, V)
