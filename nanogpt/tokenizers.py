@@ -327,6 +327,8 @@ def load(cls: BPETokenizer,
 def tokenizer_from_meta(meta: dict):  # the `tokenizer` entry of `meta.json`, or of a checkpoint
     "Rebuild the tokenizer described by `meta`"
     kind = meta.get('kind')
+    if kind == 'char' and not isinstance(meta.get('chars'), str):
+        raise DataError("The char tokenizer in meta.json has no 'chars' string: prepare the dataset again (nanogpt prepare).")
     if kind == 'char': return CharTokenizer(meta['chars'])
     if kind == 'tiktoken': return TiktokenTokenizer(meta.get('encoding', 'gpt2'))
     if kind == 'bpe': return BPETokenizer.from_meta(meta)
