@@ -21,8 +21,8 @@ from .tokenizers import tokenizer_from_meta
 
 # %% auto #0
 __all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'TOKENIZER_FILE', 'clean_state_dict', 'rng_state',
-           'set_rng_state', 'save_checkpoint', 'load_checkpoint', 'build_model', 'find_checkpoint', 'read_nanogpt_meta',
-           'from_nanogpt', 'load_weights', 'load_model']
+           'set_rng_state', 'save_checkpoint', 'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters',
+           'read_nanogpt_meta', 'from_nanogpt', 'load_weights', 'load_model']
 
 # %% ../nbs/05a_checkpoint.ipynb #21ac8027
 CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has every key
@@ -105,6 +105,7 @@ def build_model(checkpoint: dict,  # a loaded checkpoint: at least `model` and `
     known = {f.name for f in fields(GPTConfig)}
     model = GPT(GPTConfig(**{**{k: v for k, v in checkpoint['model_args'].items() if k in known}, **overrides}))
     state = {k: v for k, v in clean_state_dict(checkpoint['model']).items() if not k.endswith('.attn.bias')}  # old mask buffers
+    state = fold_adapters(state, checkpoint.get('lora'))  # a LoRA run (lesson 13): its adapters folded into the weights
     try: model.load_state_dict(state)
     except RuntimeError as e:
         raise CheckpointError(f"The weights do not fit the checkpoint's model_args ({describe(e, 200)}).") from None
@@ -114,6 +115,18 @@ def build_model(checkpoint: dict,  # a loaded checkpoint: at least `model` and `
 def find_checkpoint(folder) -> Path | None:  # a run's out_dir
     "The best (else the last) checkpoint in `folder`, or None"
     return next((Path(folder) / name for name in ('best.pt', 'ckpt.pt') if (Path(folder) / name).is_file()), None)
+
+
+def fold_adapters(state: dict,  # a model's state dict, possibly with LoRA tensors (`NAME.lora_A`, `NAME.lora_B`)
+                  record: dict | None) -> dict:  # the checkpoint's `lora` record: at least `rank` and `alpha`
+    "`state` with each LoRA adapter folded into its layer's weight: W + alpha / rank * B @ A, the adapter tensors dropped"
+    adapted = [k.removesuffix('.lora_A') for k in state if k.endswith('.lora_A')]
+    if not adapted: return state
+    if record is None: raise CheckpointError(f'The weights hold LoRA adapters ({adapted[0]}, ...) but no `lora` record of their scale.')
+    scale = record['alpha'] / record['rank']
+    folded = {k: v for k, v in state.items() if not k.endswith(('.lora_A', '.lora_B'))}
+    for name in adapted: folded[f'{name}.weight'] = state[f'{name}.weight'] + scale * state[f'{name}.lora_B'] @ state[f'{name}.lora_A']
+    return folded
 
 # %% ../nbs/05a_checkpoint.ipynb #b77b86cf
 class _PlainUnpickler(pickle.Unpickler):

@@ -10,6 +10,7 @@ import ast
 import difflib
 import inspect
 import json
+import os
 import re
 import sys
 from dataclasses import fields
@@ -178,6 +179,7 @@ def _add_train(sub):
                                    'Under torchrun it trains data-parallel.',
                        epilog='examples: nanogpt train | nanogpt train shakespeare_char_cpu --max_iters=500 | '
                               'nanogpt train --init_from=resume (after Ctrl-C) | nanogpt train --init_from=gpt2 --dataset=shakespeare | '
+                              'nanogpt train --dry_run=True (the memory a run needs; --json for scripts) | '
                               'torchrun --standalone --nproc_per_node=2 -m nanogpt train')
     p.add_argument('settings', nargs=argparse.REMAINDER, help='a preset name or a config file, then --key=value overrides')
     p.set_defaults(run=_run_train, parser=p)
@@ -193,21 +195,26 @@ def _sample_prompt(tokenizer) -> str:
 def _run_train(args):
     from nanogpt.data import DATASETS, load_tokenizer, prepare
     from nanogpt.distributed import Distributed
+    from nanogpt.lora import train_lora
     from nanogpt.runtime import configure_process, resolve_device
     from nanogpt.sample import sample_text
     from nanogpt.train import train
-    cfg = parse_train_args(args.settings)
+    as_json = '--json' in args.settings  # with --dry_run=True: the estimate as one JSON object
+    cfg = parse_train_args([arg for arg in args.settings if arg != '--json'])
+    if as_json and not cfg.dry_run: raise ConfigError('--json prints the estimate of a dry run: pass it with --dry_run=True.')
     parallel = Distributed.from_env()
     say = print if parallel.is_main else (lambda *a, **k: None)  # under torchrun, one process talks and prepares the data
     device = resolve_device(cfg.device)
     configure_process(device)
     dataset_dir = Path(cfg.data_dir) / cfg.dataset
     if parallel.is_main and cfg.dataset in DATASETS and not (dataset_dir / 'meta.json').exists():  # the others wait in train()
-        say(f'preparing {cfg.dataset} in {dataset_dir}', flush=True)
+        say(f'preparing {cfg.dataset} in {dataset_dir}', flush=True, file=sys.stderr if as_json else sys.stdout)
         prepare(cfg.dataset, cfg.data_dir)
+    if cfg.dry_run: return _dry_run(cfg, device, as_json) if parallel.is_main else None  # under torchrun, one process reports
+    _check_memory(cfg, device)  # a GPU run that will not fit stops here, before anything is built
     say(f"training {'from scratch' if cfg.init_from == 'scratch' else 'from ' + cfg.init_from} on {cfg.dataset}, batch "
         f'{cfg.batch_size}, {cfg.max_iters:,} iterations on {device}; writing {cfg.out_dir}/', flush=True)
-    result = train(cfg, parallel)
+    result = (train_lora if cfg.lora_rank else train)(cfg, parallel)  # --lora_rank: adapters beside frozen weights (lesson 13)
     if result['stopped'] == 'interrupted':
         say(f"stopped at iteration {result['iter_num']:,}: {cfg.out_dir}/ckpt.pt saved. Continue with the same arguments plus --init_from=resume.")
         return 130
@@ -235,6 +242,66 @@ def _closing_evaluation(cfg, iter_num: int, device: str) -> dict:
     atomic_write_bytes(Path(cfg.out_dir) / 'eval.json', (json.dumps(evaluation, indent=1) + '\n').encode())
     with open(Path(cfg.out_dir) / 'log.jsonl', 'a') as f: f.write(json.dumps({'iter': iter_num, **evaluation}) + '\n')
     return evaluation
+
+# %% ../nbs/cli.ipynb #8e65357b
+def _start_config(cfg):
+    "The GPTConfig of the checkpoint or weights a run starts from, read without loading the weights; None from scratch"
+    import torch
+    from nanogpt.checkpoint import find_checkpoint
+    from nanogpt.model import GPTConfig
+    from nanogpt.pretrained import GPT2_SIZES, config_from_hf
+    if cfg.init_from == 'scratch': return None
+    if cfg.init_from in GPT2_SIZES: return GPTConfig(**dict(zip(('n_layer', 'n_head', 'n_embd'), GPT2_SIZES[cfg.init_from])))
+    folder = Path(cfg.out_dir if cfg.init_from == 'resume' else cfg.init_from)
+    path = folder / 'ckpt.pt' if cfg.init_from == 'resume' else find_checkpoint(folder)
+    if path is None and (folder / 'config.json').is_file(): return config_from_hf(json.loads((folder / 'config.json').read_text()))
+    if path is None or not path.is_file():
+        raise MissingError(f'No checkpoint at {path or folder}: train with --init_from=scratch first, or point --out_dir at the '
+                           'folder that holds ckpt.pt.')
+    model_args = torch.load(path, map_location='cpu', weights_only=True, mmap=True)['model_args']  # mapped, not read into memory
+    return GPTConfig(**{f.name: model_args[f.name] for f in fields(GPTConfig) if f.name in model_args})
+
+
+def _memory_estimate(cfg, device: str) -> tuple:
+    "(GPTConfig, dtype, memory estimate) of the run `cfg` on `device`, without building the model"
+    from nanogpt.data import load_meta
+    from nanogpt.memory import estimate_memory, run_config
+    from nanogpt.runtime import resolve_dtype
+    base = _start_config(cfg)
+    vocab_size = base.vocab_size if base else load_meta(Path(cfg.data_dir) / cfg.dataset)['vocab_size']
+    config, dtype = run_config(cfg, vocab_size, base), resolve_dtype(cfg.dtype, device)
+    return config, dtype, estimate_memory(config, cfg.batch_size, dtype, device)
+
+
+def _dry_run(cfg, device: str, as_json: bool):
+    "Print the memory estimate of the run `cfg` describes and whether it fits on `device`; build and train nothing"
+    from nanogpt.memory import available_memory, fits, memory_report
+    config, dtype, estimate = _memory_estimate(cfg, device)
+    available = available_memory(device)
+    verdict = None if available is None else fits(estimate, available)
+    if as_json: return print(json.dumps({**estimate, 'available_bytes': available, 'fits': verdict, 'device': device, 'dtype': dtype}))
+    print(f"dry run, nothing is trained: a {config.n_layer}-layer, {config.n_embd}-channel model (context {config.block_size}, "
+          f"vocabulary {config.vocab_size:,}), {cfg.batch_size} sequences per micro-batch"
+          f"{', gradient checkpointing' if config.gradient_checkpointing else ''}, {dtype} on {device}. Peak of a training step:")
+    print(memory_report(estimate, available))
+
+
+def _check_memory(cfg, device: str):
+    "Refuse a GPU run whose estimated peak will not fit in the GPU's free memory, naming settings that would"
+    if not device.startswith('cuda') or cfg.skip_memory_check: return
+    if cfg.fsdp or cfg.lora_rank: return  # sharded, or mostly frozen: the estimate is for a whole model trained in full
+    from nanogpt.memory import HEADROOM, available_memory, fits, fitting_settings, human
+    config, dtype, estimate = _memory_estimate(cfg, device)
+    available = available_memory(device)
+    if fits(estimate, available): return
+    settings = fitting_settings(config, cfg.batch_size, cfg.gradient_accumulation_steps, dtype, device, available)
+    now = dict(batch_size=cfg.batch_size, gradient_accumulation_steps=cfg.gradient_accumulation_steps, dtype=dtype,
+               gradient_checkpointing=config.gradient_checkpointing)
+    fix = ('a smaller model, or several GPUs with --fsdp=True (lesson 09)' if settings is None else
+           ' '.join(f'--{k}={v}' for k, v in settings.items() if v != now[k]))
+    raise ConfigError(f"This run needs about {human(estimate['total_bytes'])} of GPU memory at its peak, but {device} has "
+                      f'{human(available)} free (a run plans for {HEADROOM:.0%} of it): try {fix}, or pass --skip_memory_check=True '
+                      'to start it anyway. --dry_run=True prints the estimate by component.')
 
 # %% ../nbs/cli.ipynb #d13d4838
 def _add_eval(sub):
@@ -342,13 +409,14 @@ def _run_sample(args):
 
 # %% ../nbs/cli.ipynb #7cd0f0a4
 def _add_export(sub):
-    p = sub.add_parser('export', help='export a trained model to ONNX, torch.export (.pt2) or the Hugging Face layout',
+    p = sub.add_parser('export', help='export a trained model to ONNX, torch.export (.pt2), the Hugging Face layout, or its LoRA adapters',
                        description='Write the model of a run (or of --init_from) into a folder, with its config and tokenizer: '
                                    '--format onnx (ONNX Runtime; --quantize int8 for int8 weights), pt2 (torch.export.load) or hf '
-                                   '(transformers). ONNX needs `pip install "nanogpt[export]"`.')
+                                   '(transformers; a LoRA run merged), or peft (a LoRA run\'s adapters for `peft`, lesson 13). ONNX needs '
+                                   '`pip install "nanogpt[export]"`.')
     p.add_argument('--out_dir', default=None, help='the run to export (default: the one `nanogpt train` writes on this device)')
     p.add_argument('--init_from', default='resume', help="'resume' (the run in --out_dir), a GPT-2 name, or a folder (default: resume)")
-    p.add_argument('--format', required=True, choices=['onnx', 'pt2', 'hf'], help='what to write')
+    p.add_argument('--format', required=True, choices=['onnx', 'pt2', 'hf', 'peft'], help='what to write')
     p.add_argument('--quantize', choices=['int8'], default=None, help='int8 weights (with --format onnx)')
     p.add_argument('--to', default=None, help='the folder to write (default: OUT_DIR/export-FORMAT[-int8])')
     p.set_defaults(run=_run_export)
@@ -360,10 +428,47 @@ def _run_export(args):
     source = _sample_source(args)
     to = Path(args.to) if args.to else Path(source) / f"export-{args.format}{'-' + args.quantize if args.quantize else ''}"
     if to.exists() and not to.is_dir(): raise ConfigError(f'--to {to} is a file: pass a folder to write the export into.')
+    if args.format == 'peft':  # the adapters alone, in peft's layout (lesson 13)
+        if args.quantize: raise ConfigError('--format peft writes the adapters as they were trained: drop --quantize.')
+        from nanogpt.lora import export_peft
+        written = export_peft(source, to)
+        return print(f'exported the adapters of {source} for peft: {written} ({written.stat().st_size / 1e3:.1f} kB) and '
+                     f'adapter_config.json in {to}/; peft puts them on the base model in the Hugging Face layout (for a '
+                     'nanogpt run: nanogpt export --out_dir=BASE --format hf)')
     model, tokenizer = load_model(source, 'cpu')
     written = export_model(model, to, args.format, args.quantize, tokenizer)
     print(f'exported {source} as {args.format}{" (" + args.quantize + ")" if args.quantize else ""}: {written} '
           f'({written.stat().st_size / 1e6:.2f} MB) and its config and tokenizer in {to}/')
+
+# %% ../nbs/cli.ipynb #359b9e38
+def _add_serve(sub):
+    p = sub.add_parser('serve', help='serve a model over HTTP with an OpenAI-compatible completions API and a playground page',
+                       description='Serve the model of a run (or of --init_from): POST /v1/completions (streaming or not), '
+                                   'GET /v1/models, GET /health, and a playground page at /. Binds 127.0.0.1 unless --host says '
+                                   'otherwise. SIGTERM finishes the requests in flight and exits 0. Needs `pip install "nanogpt[serve]"`.')
+    p.add_argument('--out_dir', default=None, help='the run to serve (default: the one `nanogpt train` writes on this device)')
+    p.add_argument('--init_from', default='resume', help="'resume' (the run in --out_dir), a GPT-2 name, or a folder (default: resume)")
+    p.add_argument('--host', default='127.0.0.1', help='the address to bind; 0.0.0.0 opens it to the network (default: 127.0.0.1)')
+    p.add_argument('--port', type=int, default=8000, help='the port (default: 8000)')
+    p.add_argument('--api_key', default=os.environ.get('NANOGPT_API_KEY'),
+                   help='require `Authorization: Bearer KEY` on /v1/ requests (default: $NANOGPT_API_KEY, else none)')
+    p.add_argument('--max_tokens_limit', type=int, default=1024, help='the most tokens one request may generate (default: 1024)')
+    p.add_argument('--slots', type=int, default=16, help='the most requests decoded together; 1 serves one at a time (default: 16)')
+    p.add_argument('--quantize', choices=['int8'], default=None, help='int8 dynamic-quantized linear layers, on the CPU (lesson 11)')
+    p.add_argument('--device', default='auto', help="'auto' (cuda > mps > cpu), 'cpu', 'cuda', ... (default: auto)")
+    p.add_argument('--name', default=None, help="the model's id in the API (default: the folder's name)")
+    p.set_defaults(run=_run_serve)
+
+
+def _run_serve(args):
+    from nanogpt.runtime import resolve_device
+    from nanogpt.serve import serve
+    if not 0 < args.port < 65536: raise ConfigError(f'--port must be in 1..65535, got {args.port}.')
+    for flag in ('max_tokens_limit', 'slots'):
+        if getattr(args, flag) < 1: raise ConfigError(f'--{flag} must be at least 1, got {getattr(args, flag)}.')
+    if args.api_key is not None and not args.api_key.strip(): raise ConfigError('--api_key is empty: pass a key, or leave it out.')
+    return serve(_sample_source(args), args.host, args.port, args.api_key, args.max_tokens_limit, args.slots, args.quantize,
+                 resolve_device(args.device), args.name)
 
 # %% ../nbs/cli.ipynb #a82ff3e6
 def build_parser() -> argparse.ArgumentParser:
@@ -372,7 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog='nanogpt', description='Prepare data, train, resume, fine-tune and sample GPT models.')
     parser.add_argument('--version', action='version', version=f'nanogpt {__version__}')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
-    for add in (_add_prepare, _add_train, _add_sample, _add_eval, _add_export, _add_bench): add(sub)
+    for add in (_add_prepare, _add_train, _add_sample, _add_eval, _add_export, _add_serve, _add_bench): add(sub)
     return parser
 
 

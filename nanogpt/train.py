@@ -11,7 +11,7 @@ import random
 import time
 import warnings
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -82,6 +82,13 @@ class TrainConfig:
     gradient_checkpointing: bool = False  # recompute activations in backward: less memory, more compute
     progress: bool = True  # show a progress bar
     sample_tokens: int = 300  # `nanogpt train` prints a sample this long at the end (0: none)
+    dry_run: bool = False  # `nanogpt train`: print the run's memory estimate (lesson 06a) and whether it fits, then stop without training
+    skip_memory_check: bool = False  # `nanogpt train`: start a GPU run even when the memory estimate says it will not fit
+    # LoRA (lesson 13): train small low-rank adapters beside frozen weights, through nanogpt.lora.train_lora
+    lora_rank: int = 0  # rank of the adapters (0: no LoRA, every weight trains)
+    lora_alpha: float | None = None  # the adapters' update is scaled by lora_alpha / lora_rank (None: lora_rank, a scale of 1)
+    lora_dropout: float = 0.0  # dropout on the adapters' input
+    lora_targets: str = 'c_attn,c_proj,c_fc'  # the layers that get adapters, comma-separated: c_attn, c_proj (attention's and the MLP's), c_fc
 
 
 SHAPE_KEYS = ('n_layer', 'n_head', 'n_embd', 'block_size', 'bias')  # None: from the checkpoint, or SCRATCH_SHAPE
@@ -290,6 +297,7 @@ class Run:
     iter_num: int = 0
     best_val_loss: float = float('inf')
     wandb_run: object = None
+    extra: dict = field(default_factory=dict)  # more keys for every checkpoint, from `prepare_model` (lesson 13: the LoRA adapter's record)
 
     @property
     def out_dir(self) -> Path: return Path(self.cfg.out_dir)
@@ -321,9 +329,13 @@ def check_config(cfg: TrainConfig):  # the settings to check
 
 # %% ../nbs/06_training.ipynb #33e6a33a
 def setup(cfg: TrainConfig,  # the run's settings
-          parallel: SingleProcess) -> Run:  # one process, or lesson 09's Distributed
+          parallel: SingleProcess,  # one process, or lesson 09's Distributed
+          prepare_model=None) -> Run:  # None, or (model, cfg, checkpoint or None) -> (model to train, extra checkpoint keys)
     "Check the settings, then build everything a run needs: device, data, model, optimizer, or all of it from ckpt.pt"
     check_config(cfg)
+    if cfg.lora_rank and prepare_model is None:
+        raise ConfigError(f'lora_rank={cfg.lora_rank} asks for LoRA adapters, which nanogpt.lora.train_lora adds (lesson 13): call it '
+                          'instead of train (the command line does), or set lora_rank=0.')
     device = parallel.start(resolve_device(cfg.device), cfg.backend, cfg.fsdp)
     dtype = resolve_dtype(cfg.dtype, device)
     if cfg.gradient_accumulation_steps == 1: cfg = replace(cfg, gradient_accumulation_steps=parallel.world_size)  # one each
@@ -333,6 +345,10 @@ def setup(cfg: TrainConfig,  # the run's settings
     torch.manual_seed(cfg.seed + parallel.rank)  # dropout differs per process; every process starts from rank 0's weights
     random.seed(cfg.seed + parallel.rank)
     model, checkpoint, cfg = start_model(cfg, meta, device)
+    if checkpoint is not None and 'lora' in checkpoint and prepare_model is None:
+        raise ConfigError(f"{cfg.out_dir}/ckpt.pt holds LoRA adapters of rank {checkpoint['lora']['rank']}: resume it with the same "
+                          '--lora_rank (and the other --lora_ settings).')
+    model, extra = prepare_model(model, cfg, checkpoint) if prepare_model else (model, {})  # before the optimizer sees the parameters
     seed = cfg.seed + 1000 * parallel.rank  # each process draws its own batches
     loaders = {name: BatchLoader(dataset_dir, split, cfg.batch_size, cfg.block_size, device, seed=seed + i)
                for i, (name, split) in enumerate([('train', 'train'), ('eval_train', 'train'), ('eval_val', 'val')])}
@@ -349,7 +365,7 @@ def setup(cfg: TrainConfig,  # the run's settings
     example = (torch.zeros(cfg.batch_size, cfg.block_size, dtype=torch.long, device=device),) * 2
     eval_model = compile_model(model, example, ctx) if cfg.compile else model
     run = Run(cfg, parallel, device, dtype, meta, model, eval_model, parallel.wrap(eval_model), optimizer, loaders, ctx, scaler,
-              micro_steps)
+              micro_steps, extra=extra)
     if checkpoint is not None: run.iter_num, run.best_val_loss = checkpoint['iter_num'], checkpoint['best_val_loss']
     if parallel.is_main and not cfg.eval_only: start_files(run)
     return run
@@ -386,7 +402,7 @@ def save(run: Run,  # the run to save
     if not run.parallel.is_main: return
     state = {'model': clean_state_dict(model_state), 'optimizer': optimizer_state, 'model_args': asdict(run.model.config),
              'config': run.resolved_config, 'tokenizer': run.meta['tokenizer'],
-             'iter_num': run.iter_num, 'best_val_loss': run.best_val_loss, 'rng': ranks[0]['rng'], 'loaders': ranks[0]['loaders'],
+             'iter_num': run.iter_num, 'best_val_loss': run.best_val_loss, 'rng': ranks[0]['rng'], 'loaders': ranks[0]['loaders'], **run.extra,
              **({'ranks': ranks} if len(ranks) > 1 else {})}
     for name in names: save_checkpoint(run.out_dir / name, state)
 
@@ -455,10 +471,11 @@ def train_loop(run: Run) -> dict:  # a run from `setup`
 
 # %% ../nbs/06_training.ipynb #814b3b68
 def train(cfg: TrainConfig,  # the run's settings
-          parallel: SingleProcess | None = None) -> dict:  # None: one process; lesson 09's `Distributed` under torchrun
+          parallel: SingleProcess | None = None,  # None: one process; lesson 09's `Distributed` under torchrun
+          prepare_model=None) -> dict:  # as `setup`: changes the model before the optimizer is made (lesson 13's LoRA)
     "Train a GPT as `cfg` says; returns the run's figures and the trained model"
     parallel = parallel or SingleProcess()
-    try: return train_loop(setup(cfg, parallel))
+    try: return train_loop(setup(cfg, parallel, prepare_model))
     finally: parallel.close()
 
 # %% ../nbs/06_training.ipynb #a8c8aab1
