@@ -20,6 +20,9 @@ dev_requirements = [
     'openai>=1.30',  # lesson 12 tests the server with the official client, as users reach it
     'httpx>=0.27',  # lesson 12's load test and raw HTTP checks
     'playwright>=1.44',  # lesson 12's browser test drives Debian's chromium (no browser download)
+    'mkdocs-material>=9.5',  # the course website (.ci/make_site.py): MkDocs, the Material theme and its search
+    'mkdocs-jupyter>=0.25',  # renders each notebook with its committed outputs on the site, never executing it
+    'latex2mathml>=3.77',  # the site's math as MathML, which browsers draw without fetching MathJax from a CDN
 ]
 # `nanogpt export` and lesson 11: ONNX files and ONNX Runtime. Imported only when asked for, with a message naming this extra.
 export_requirements = ['onnx>=1.16', 'onnxruntime>=1.18', 'onnxscript>=0.2']

@@ -27,7 +27,8 @@ __all__ = ['MODEL_SHAPES', 'rate', 'rates', 'reopening_get_batch', 'bench_loader
 def rate(fn,  # the call to time
          seconds: float = 2.0,  # how long to keep calling it
          min_calls: int = 3,  # at least this many calls, however long they take
-         warmup: bool = True) -> float:  # make one untimed call first
+         warmup: bool = True,  # make one untimed call first
+        ) -> float:
     "Calls of `fn` per second"
     if warmup: fn()
     calls, start = 0, time.perf_counter()
@@ -38,7 +39,8 @@ def rate(fn,  # the call to time
 
 def rates(fns: dict,  # name -> call
           seconds: float = 2.0,  # time per call in all
-          rounds: int = 5) -> dict:  # alternations
+          rounds: int = 5,  # alternations
+         ) -> dict:
     "Calls per second of each of `fns`, timed in alternating rounds, the median round of each: fair on a noisy machine"
     for fn in fns.values(): fn()  # warm-up
     per_round = {name: [] for name in fns}
@@ -115,7 +117,8 @@ MODEL_SHAPES = {  # name -> (GPTConfig fields, batch size): nanoGPT's two Shakes
 
 def linear_floor(model: nn.Module,  # a model
                  tokens: int,  # positions per step
-                 seconds: float = 2.0) -> float:  # time to spend measuring
+                 seconds: float = 2.0,  # time to spend measuring
+                ) -> float:
     "Seconds the matrix products of `model`'s `nn.Linear` layers take in one forward and backward pass over `tokens` positions, each product timed alone on warm operands: no implementation of the model can take less"
     shapes = collections.Counter(tuple(m.weight.shape) for m in model.modules() if isinstance(m, nn.Linear))  # (out, in) -> layers
     total = 0.0
@@ -153,7 +156,8 @@ def bench_model(seconds: float = 2.0, shapes: dict = MODEL_SHAPES, vocab_size: i
 @torch.no_grad()
 def cropping_generate(model,  # a GPT
                       idx: torch.Tensor,  # (B, T) prompt ids
-                      max_new_tokens: int) -> torch.Tensor:  # tokens to add
+                      max_new_tokens: int,  # tokens to add
+                     ) -> torch.Tensor:
     "nanoGPT's `generate`, greedy: for every new token the last `block_size` tokens run through the whole model"
     for _ in range(max_new_tokens):
         logits, _ = model(idx[:, -model.config.block_size:])  # (B, 1, V)
@@ -162,7 +166,8 @@ def cropping_generate(model,  # a GPT
 
 
 def weight_read_floor(model: nn.Module,  # a model
-                      seconds: float = 2.0) -> float:  # time to spend measuring
+                      seconds: float = 2.0,  # time to spend measuring
+                     ) -> float:
     "Seconds per token of a cached decode step's matrix-vector products alone: every `nn.Linear` weight of `model` read once, in order"
     weights = [m.weight for m in model.modules() if isinstance(m, nn.Linear)]
     inputs = [torch.randn(1, w.size(1)) for w in weights]

@@ -14,21 +14,24 @@ __all__ = ['bigram_counts', 'bigram_probs', 'bigram_nll', 'BigramLanguageModel',
 
 # %% ../nbs/03_bigram.ipynb #1f8ee6e7
 def bigram_counts(ids: torch.Tensor,  # a 1-d tensor of token ids
-                  vocab_size: int) -> torch.Tensor:  # the number of distinct ids
+                  vocab_size: int,  # the number of distinct ids
+                 ) -> torch.Tensor:
     "(vocab_size, vocab_size) matrix: entry [a, b] counts how often `b` follows `a` in `ids`"
     pairs = ids[:-1] * vocab_size + ids[1:]  # (N-1,)
     return torch.bincount(pairs, minlength=vocab_size * vocab_size).view(vocab_size, vocab_size)
 
 # %% ../nbs/03_bigram.ipynb #a2a461ec
 def bigram_probs(counts: torch.Tensor,  # counts from `bigram_counts`
-                 smoothing: float = 1.0) -> torch.Tensor:  # added to every count
+                 smoothing: float = 1.0,  # added to every count
+                ) -> torch.Tensor:
     "Row-normalised next-token probabilities with `smoothing` added to every count"
     smoothed = counts.float() + smoothing  # (V, V)
     return smoothed / smoothed.sum(dim=1, keepdim=True)  # (V, V)
 
 
 def bigram_nll(probs: torch.Tensor,  # (V, V) probabilities
-               ids: torch.Tensor) -> float:  # 1-d token ids
+               ids: torch.Tensor,  # 1-d token ids
+              ) -> float:
     "Average negative log likelihood of each next token of `ids` under the bigram table `probs`"
     return -probs[ids[:-1], ids[1:]].log().mean().item()
 
@@ -59,7 +62,8 @@ class BigramLanguageModel(nn.Module):
 @torch.no_grad()
 def estimate_loss(model: nn.Module,  # any model with forward(idx, targets) -> (logits, loss)
                   loaders: dict,  # split name -> BatchLoader
-                  eval_iters: int) -> dict:  # batches averaged per split
+                  eval_iters: int,  # batches averaged per split
+                 ) -> dict:
     "Mean loss over `eval_iters` batches of each loader, in eval mode; the model's mode is restored"
     was_training = model.training
     model.eval()
@@ -76,7 +80,8 @@ def fit(model: nn.Module,  # any model with forward(idx, targets) -> (logits, lo
         max_iters: int,  # optimizer steps
         lr: float = 1e-3,  # AdamW learning rate
         eval_interval: int = 100,  # evaluate every this many steps
-        eval_iters: int = 20) -> dict:  # batches per evaluation
+        eval_iters: int = 20,  # batches per evaluation
+       ) -> dict:
     "Train `model` with AdamW; return the history of train and val losses"
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     history = {'iter': [], 'train': [], 'val': []}

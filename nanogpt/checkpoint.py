@@ -40,7 +40,8 @@ CHECKPOINT_KEYS = tuple(CHECKPOINT_SCHEMA)
 WEIGHT_KEYS = ('model', 'model_args')  # what a checkpoint needs to give a model to sample from or fine-tune
 
 # %% ../nbs/05a_checkpoint.ipynb #affbef1e
-def clean_state_dict(state_dict: dict) -> dict:  # a model's state dict, possibly from torch.compile or DDP
+def clean_state_dict(state_dict: dict,  # a model's state dict, possibly from torch.compile or DDP
+                    ) -> dict:
     "`state_dict` without the `_orig_mod.` and `module.` prefixes"
     def clean(name: str) -> str:
         while name.startswith(('_orig_mod.', 'module.')): name = name.split('.', 1)[1]  # in any order: DDP over compile, or the reverse
@@ -99,7 +100,8 @@ CHANGEABLE = ('dropout', 'gradient_checkpointing')  # GPTConfig fields a checkpo
 
 
 def build_model(checkpoint: dict,  # a loaded checkpoint: at least `model` and `model_args`
-                **overrides) -> GPT:  # values for CHANGEABLE fields
+                **overrides,  # values for CHANGEABLE fields
+               ) -> GPT:
     "The `GPT` the checkpoint holds, with its weights; fields older checkpoints lack take their defaults"
     if set(overrides) - set(CHANGEABLE): raise CheckpointError(f'Only {CHANGEABLE} can change when building from a checkpoint.')
     known = {f.name for f in fields(GPTConfig)}
@@ -112,13 +114,15 @@ def build_model(checkpoint: dict,  # a loaded checkpoint: at least `model` and `
     return model
 
 
-def find_checkpoint(folder) -> Path | None:  # a run's out_dir
+def find_checkpoint(folder,  # a run's out_dir
+                   ) -> Path | None:
     "The best (else the last) checkpoint in `folder`, or None"
     return next((Path(folder) / name for name in ('best.pt', 'ckpt.pt') if (Path(folder) / name).is_file()), None)
 
 
 def fold_adapters(state: dict,  # a model's state dict, possibly with LoRA tensors (`NAME.lora_A`, `NAME.lora_B`)
-                  record: dict | None) -> dict:  # the checkpoint's `lora` record: at least `rank` and `alpha`
+                  record: dict | None,  # the checkpoint's `lora` record: at least `rank` and `alpha`
+                 ) -> dict:
     "`state` with each LoRA adapter folded into its layer's weight: W + alpha / rank * B @ A, the adapter tensors dropped"
     adapted = [k.removesuffix('.lora_A') for k in state if k.endswith('.lora_A')]
     if not adapted: return state
@@ -135,7 +139,8 @@ class _PlainUnpickler(pickle.Unpickler):
         raise CheckpointError(f'refers to {module}.{name}; only plain dicts, strings and integers are read')
 
 
-def read_nanogpt_meta(path) -> dict:  # nanoGPT's data/NAME/meta.pkl
+def read_nanogpt_meta(path,  # nanoGPT's data/NAME/meta.pkl
+                     ) -> dict:
     "The tokenizer entry (as in our meta.json) of a nanoGPT character dataset, read without running code"
     try: meta = _PlainUnpickler(io.BytesIO(Path(path).read_bytes())).load()
     except Exception as e: raise CheckpointError(f'{path} is not a nanoGPT meta.pkl ({describe(e)}).') from None
@@ -157,7 +162,8 @@ def _nanogpt_tokenizer(checkpoint: dict, folder: Path) -> dict | None:
 
 
 def from_nanogpt(checkpoint: dict,  # loaded from a ckpt.pt that nanoGPT's train.py wrote
-                 folder) -> dict:  # the folder it came from
+                 folder,  # the folder it came from
+                ) -> dict:
     "The checkpoint with what our loaders expect: plain names, a float best_val_loss, GPT-2's padding, the tokenizer"
     if 'tokenizer' in checkpoint: return checkpoint  # one of ours
     tokenizer = _nanogpt_tokenizer(checkpoint, Path(folder))
@@ -176,7 +182,8 @@ TOKENIZER_FILE = 'nanogpt_tokenizer.json'  # written beside a Hugging Face-layou
 
 def load_weights(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, or a Hugging Face-layout folder
                  device: str = 'cpu',  # where the weights go
-                 **overrides) -> tuple[GPT, dict | None]:  # values for CHANGEABLE fields
+                 **overrides,  # values for CHANGEABLE fields
+                ) -> tuple[GPT, dict | None]:
     "(model, tokenizer entry or None): the one resolver for `--init_from` and `--out_dir`"
     path = find_checkpoint(source) if Path(source).is_dir() else None
     if path is not None:

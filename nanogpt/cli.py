@@ -66,7 +66,8 @@ def parse_value(key: str,  # a TrainConfig field name
         raise ConfigError(f'--{key} must be {TYPE_NAMES[want]} (e.g. {_example(key)!r}), got {text!r}.') from None
 
 # %% ../nbs/cli.ipynb #095e1f8a
-def read_config_file(path) -> dict:  # a .json file, or a Python file of `key = value` lines
+def read_config_file(path,  # a .json file, or a Python file of `key = value` lines
+                    ) -> dict:
     "The settings in a config file, read without running it"
     path = Path(path)
     text = path.read_text()
@@ -89,7 +90,8 @@ def read_config_file(path) -> dict:  # a .json file, or a Python file of `key = 
     return {key: check_value(key, value) for key, value in settings.items()}
 
 # %% ../nbs/cli.ipynb #aa7db8aa
-def default_preset(device: str = 'auto') -> str:  # the device to train on
+def default_preset(device: str = 'auto',  # the device to train on
+                  ) -> str:
     "The preset that suits `device`: nanoGPT's GPU recipe on CUDA, our fast one elsewhere"
     from nanogpt.runtime import resolve_device
     return 'shakespeare_char' if resolve_device(device).startswith('cuda') else 'shakespeare_char_fast'
@@ -481,7 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:  # the arguments (default: `sys.argv[1:]`)
+def main(argv: list[str] | None = None,  # the arguments (default: `sys.argv[1:]`)
+        ) -> int:
     "Run the `nanogpt` command line; returns the exit status"
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ['train']: argv = ['train', '--', *argv[1:]]  # everything after `train` is its settings, --help included

@@ -78,7 +78,8 @@ def _manual_instructions(dest: Path) -> str:
 
 def tiny_shakespeare(data_dir='data',  # root of the datasets
                      name: str = 'shakespeare_char',  # folder to use
-                     src=None) -> Path:  # a local copy to use instead of downloading
+                     src=None,  # a local copy to use instead of downloading
+                    ) -> Path:
     "Path of Tiny Shakespeare at `data_dir/name/input.txt`: from `src`, the copy there, a sibling dataset's, or a download"
     dest = Path(data_dir) / name / 'input.txt'
     if src is not None:
@@ -136,7 +137,8 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
             tokenizer: str | None = None,  # 'char', 'gpt2' or 'bpe' (built-in datasets know theirs)
             vocab_size: int | None = None,  # with tokenizer='bpe': the vocabulary to train (256 bytes plus the merges)
             val_fraction: float = 0.1,  # the share of the text, at its end, kept for validation
-            src=None) -> Path:  # a local copy of a built-in dataset's text
+            src=None,  # a local copy of a built-in dataset's text
+           ) -> Path:
     "Tokenize `source` into `data_dir/name/{train.bin,val.bin,meta.json}` (and `tokenizer.json` for a trained BPE)"
     if str(source) in DATASETS:
         name = name or str(source)
@@ -175,7 +177,8 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
 
 # %% ../nbs/02_data.ipynb #95241136
 def scratch_dataset(name: str = 'shakespeare_char',  # a built-in dataset: 'shakespeare_char' or 'shakespeare'
-                    src='../data/shakespeare_char/input.txt') -> Path:  # a local copy of Tiny Shakespeare
+                    src='../data/shakespeare_char/input.txt',  # a local copy of Tiny Shakespeare
+                   ) -> Path:
     "Tiny Shakespeare prepared as `name` in a new temporary data folder (its parent): for lessons and tests that share no files"
     return prepare(name, tempfile.mkdtemp(prefix='nanogpt-'), src=src)
 

@@ -40,7 +40,8 @@ class ProcessGroup(SingleProcess):
 
     def start(self, device: str,  # the resolved device
               backend: str = 'nccl',  # the backend to use on CUDA
-              fsdp: bool = False) -> str:  # shard the model (FSDP) instead of copying it (DDP)
+              fsdp: bool = False,  # shard the model (FSDP) instead of copying it (DDP)
+             ) -> str:
         "Join the process group (NCCL on CUDA, gloo on the CPU); returns this process's device"
         self.fsdp = fsdp and self.launched
         if not self.launched: return device
@@ -52,7 +53,8 @@ class ProcessGroup(SingleProcess):
         if not dist.is_initialized(): dist.init_process_group(backend=backend if device.startswith('cuda') else 'gloo')
         return device
 
-    def local_steps(self, accumulation_steps: int) -> int:  # micro-batches per optimizer step across all processes
+    def local_steps(self, accumulation_steps: int,  # micro-batches per optimizer step across all processes
+                   ) -> int:
         "This process's share of `accumulation_steps`, which counts micro-batches across all processes (as in nanoGPT)"
         if accumulation_steps % self.world_size:
             raise ConfigError(f'gradient_accumulation_steps={accumulation_steps} must be a multiple of the number of processes '
@@ -82,7 +84,8 @@ def any(self: ProcessGroup, flag: bool) -> bool:
     return t.item() > 0
 
 @patch
-def gather(self: ProcessGroup, obj) -> list:  # anything picklable
+def gather(self: ProcessGroup, obj,  # anything picklable
+          ) -> list:
     "[obj of rank 0, obj of rank 1, ...] in every process"
     if not self.launched: return [obj]
     out = [None] * self.world_size
@@ -103,7 +106,8 @@ class Distributed(ProcessGroup):
         with torch.no_grad():
             for tensor in model.state_dict().values(): dist.broadcast(tensor, 0)
 
-    def shard(self, model: nn.Module) -> nn.Module:  # a GPT on this process's device
+    def shard(self, model: nn.Module,  # a GPT on this process's device
+             ) -> nn.Module:
         "FSDP: `model` sharded in place (each `Block`, then the whole model), from rank 0's weights as DDP would start"
         if not self.fsdp: return model
         from torch.distributed.fsdp import fully_shard
@@ -111,7 +115,8 @@ class Distributed(ProcessGroup):
         for block in model.transformer.h: fully_shard(block)  # one all-gather per block: only one block is ever whole
         return fully_shard(model)  # the embeddings, the tied head and the final LayerNorm
 
-    def wrap(self, model: nn.Module) -> nn.Module:  # the (possibly compiled) model the step runs
+    def wrap(self, model: nn.Module,  # the (possibly compiled) model the step runs
+            ) -> nn.Module:
         "DDP: the model wrapped in `DistributedDataParallel`, which averages gradients across processes in backward"
         if not self.launched or self.fsdp: return model
         return DDP(model, device_ids=[self.local_rank] if next(model.parameters()).is_cuda else None)
@@ -125,7 +130,8 @@ class Distributed(ProcessGroup):
 # %% ../nbs/09_ddp.ipynb #1f63e567
 @patch
 def state_dicts(self: Distributed, model: nn.Module,  # the model, sharded or not
-                optimizer) -> tuple:  # its optimizer
+                optimizer,  # its optimizer
+               ) -> tuple:
     "(model state, optimizer state) as one process would hold them; under FSDP a collective whose result only rank 0 receives"
     if not _sharded(model): return model.state_dict(), optimizer.state_dict()
     from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_optimizer_state_dict
@@ -148,7 +154,8 @@ def load_optimizer_state(self: Distributed, model: nn.Module,  # the model, shar
     set_optimizer_state_dict(model, optimizer, by_name, options=StateDictOptions(full_state_dict=True))
 
 @patch
-def whole_model(self: Distributed, model: nn.Module) -> nn.Module:  # the trained model, sharded or not
+def whole_model(self: Distributed, model: nn.Module,  # the trained model, sharded or not
+               ) -> nn.Module:
     "The model whole on every process (FSDP gathers it), so that it samples without the others"
     if not _sharded(model): return model
     model_state, _ = self.state_dicts(model, torch.optim.SGD([torch.zeros(1)]))
@@ -165,7 +172,8 @@ def _param_names(model: nn.Module, optimizer) -> list[str]:
 
 
 def _rekey(state: dict,  # an optimizer state dict
-           key: dict) -> dict:  # old parameter key -> new (index <-> name)
+           key: dict,  # old parameter key -> new (index <-> name)
+          ) -> dict:
     "The optimizer state `state` with its parameters renamed through `key`"
     return {'state': {key[k]: s for k, s in state['state'].items()},
             'param_groups': [{**g, 'params': [key[k] for k in g['params']]} for g in state['param_groups']]}

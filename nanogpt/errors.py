@@ -36,7 +36,8 @@ class TrainingError(NanoGPTError, RuntimeError):
 
 # %% ../nbs/00_errors.ipynb #249396df
 def describe(error: BaseException,  # any exception
-             limit: int = 160) -> str:  # the most characters of its message to keep
+             limit: int = 160,  # the most characters of its message to keep
+            ) -> str:
     "The exception's type and the first non-empty line of its message, at most `limit` characters"
     lines = [line.strip() for line in re.sub(r'\x1b\[[0-9;]*m', '', str(error)).splitlines() if line.strip()]
     message = lines[0] if lines else ''

@@ -24,7 +24,8 @@ __all__ = ['window_ends', 'score_tokens', 'token_bytes', 'calibration', 'summari
 # %% ../nbs/10_evaluation.ipynb #e670d3f4
 def window_ends(n_targets: int,  # targets to score: ids[1:] of a text of n_targets + 1 tokens
                 context: int,  # the longest context the model takes (block_size)
-                stride: int) -> list[int]:  # how far each window moves
+                stride: int,  # how far each window moves
+               ) -> list[int]:
     "The end (exclusive, in targets) of every window: the first at `context`, then every `stride`, the last at `n_targets`"
     if not 1 <= stride <= context: raise ConfigError(f'stride must be between 1 and the context ({context}), got {stride}.')
     return list(range(min(context, n_targets), n_targets, stride)) + [n_targets]
@@ -35,7 +36,8 @@ def score_tokens(model,  # any model with forward(idx, targets) -> (logits (B, T
                  ids: torch.Tensor,  # (N,) token ids of a text
                  stride: int | None = None,  # how far each window moves (default: half the context)
                  context: int | None = None,  # the longest context (default: the model's block_size)
-                 batch_positions: int = 2**21) -> dict:  # batch size, in positions x vocabulary entries
+                 batch_positions: int = 2**21,  # batch size, in positions x vocabulary entries
+                ) -> dict:
     "Per target of ids[1:], each scored once: 'nll', 'top1', 'top5', 'confidence' and 'context' (tokens before it in its window)"
     context = context or model.config.block_size
     stride = stride or max(1, context // 2)
@@ -66,14 +68,16 @@ def score_tokens(model,  # any model with forward(idx, targets) -> (logits (B, T
 
 # %% ../nbs/10_evaluation.ipynb #e23593e5
 def token_bytes(tokenizer,  # any of lesson 01's tokenizers
-                ids) -> int:  # token ids
+                ids,  # token ids
+               ) -> int:
     "The UTF-8 bytes the tokens `ids` stand for (a BPE token can be part of a character: its own bytes, not a decoded string)"
     return len(tokenizer.decode_bytes([int(i) for i in ids]))
 
 
 def calibration(confidence: torch.Tensor,  # (N,) the probability of each first choice
                 correct: torch.Tensor,  # (N,) whether it was right
-                bins: int = 10) -> tuple[float, list]:  # bins of equal width over [0, 1]
+                bins: int = 10,  # bins of equal width over [0, 1]
+               ) -> tuple[float, list]:
     "(expected calibration error, [(mean confidence, accuracy, count) per non-empty bin])"
     which = (confidence * bins).long().clamp(max=bins - 1)  # (N,)
     rows = [(confidence[which == b].mean().item(), correct[which == b].float().mean().item(), int((which == b).sum()))
@@ -82,7 +86,8 @@ def calibration(confidence: torch.Tensor,  # (N,) the probability of each first 
 
 
 def summarize(scores: dict,  # what `score_tokens` returned
-              n_bytes: int) -> dict:  # the UTF-8 bytes of the targets
+              n_bytes: int,  # the UTF-8 bytes of the targets
+             ) -> dict:
     "Loss, perplexity, bits per byte, top-1 and top-5 accuracy, calibration error, targets and bytes"
     total = scores['nll'].sum().item()
     loss = total / len(scores['nll'])
@@ -95,7 +100,8 @@ def summarize(scores: dict,  # what `score_tokens` returned
 def evaluate_ids(model,  # a GPT (or any model `score_tokens` takes)
                  tokenizer,  # its tokenizer, to count bytes
                  ids: torch.Tensor,  # (N,) token ids
-                 stride: int | None = None) -> dict:  # as `score_tokens`
+                 stride: int | None = None,  # as `score_tokens`
+                ) -> dict:
     "The figures of `summarize` for every target of `ids`, plus the stride and context used"
     context = model.config.block_size
     stride = stride or max(1, context // 2)
@@ -104,7 +110,8 @@ def evaluate_ids(model,  # a GPT (or any model `score_tokens` takes)
 
 
 def split_ids(dataset_dir,  # a folder made by `nanogpt prepare`
-              split: str = 'val') -> torch.Tensor:  # 'train' or 'val'
+              split: str = 'val',  # 'train' or 'val'
+             ) -> torch.Tensor:
     "Every token of a prepared split"
     meta = load_meta(dataset_dir)
     if split not in meta['tokens']: raise ConfigError(f"No split {split!r} in {dataset_dir}: use one of {', '.join(meta['tokens'])}.")
@@ -115,7 +122,8 @@ def evaluate_split(model,  # a GPT
                    tokenizer,  # its tokenizer
                    dataset_dir,  # a folder made by `nanogpt prepare` with the same tokenizer
                    split: str = 'val',  # 'train' or 'val'
-                   stride: int | None = None) -> dict:  # as `score_tokens`
+                   stride: int | None = None,  # as `score_tokens`
+                  ) -> dict:
     "The figures of `evaluate_ids` on every token of a prepared split"
     return evaluate_ids(model, tokenizer, split_ids(dataset_dir, split), stride)
 
@@ -123,7 +131,8 @@ def evaluate_split(model,  # a GPT
 def evaluate_text(model,  # a GPT
                   tokenizer,  # its tokenizer
                   text: str,  # any text
-                  stride: int | None = None) -> dict:  # as `score_tokens`
+                  stride: int | None = None,  # as `score_tokens`
+                 ) -> dict:
     "The figures of `evaluate_ids` on any text, tokenized first (characters the vocabulary lacks are an error that names them)"
     return evaluate_ids(model, tokenizer, torch.tensor(tokenizer.encode(text)), stride)
 
@@ -133,7 +142,8 @@ def evaluate_run(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, o
                  file=None,  # a UTF-8 text file to score instead of a split
                  stride: int | None = None,  # as `score_tokens` (default: half the context)
                  device: str = 'cpu',  # where to run the model
-                 dataset_dir=None) -> dict:  # the prepared dataset (default: the one the run's checkpoint names)
+                 dataset_dir=None,  # the prepared dataset (default: the one the run's checkpoint names)
+                ) -> dict:
     "The figures of `evaluate_ids` for a saved model on a split of its dataset, or on a text file"
     model, tokenizer = load_model(source, device)
     if file is not None: return {**evaluate_text(model, tokenizer, read_corpus(file), stride), 'file': str(file)}

@@ -77,7 +77,8 @@ def empty_cache(config: GPTConfig,  # the model's shape
     return torch.zeros(shape, dtype=dtype), torch.zeros(shape, dtype=dtype)
 
 # %% ../nbs/11_export.ipynb #ca1c9061
-def dynamic_shapes(config: GPTConfig) -> dict:  # the model's shape
+def dynamic_shapes(config: GPTConfig,  # the model's shape
+                  ) -> dict:
     "torch.export's `dynamic_shapes` for `ExportableGPT`: batch 1..1024, time 1..block_size, past 0..block_size - 1"
     batch = Dim('batch', min=1, max=1024)
     time, past = Dim('time', min=1, max=config.block_size), Dim('past', min=0, max=config.block_size - 1)
@@ -86,13 +87,15 @@ def dynamic_shapes(config: GPTConfig) -> dict:  # the model's shape
 
 def example_inputs(config: GPTConfig,  # the model's shape
                    device='cpu',  # where the model is
-                   dtype=torch.float32) -> tuple:  # the model's float type
+                   dtype=torch.float32,  # the model's float type
+                  ) -> tuple:
     "(idx, past_keys, past_values) to export with: 2 rows, 3 new and 2 cached positions (an exporter specializes sizes 0 and 1)"
     past = empty_cache(config, batch=2, length=2, dtype=dtype)
     return tuple(t.to(device) for t in (torch.zeros(2, 3, dtype=torch.long), *past))
 
 
-def export_program(model: GPT) -> torch.export.ExportedProgram:  # the model (put in eval mode)
+def export_program(model: GPT,  # the model (put in eval mode)
+                  ) -> torch.export.ExportedProgram:
     "The model's `ExportableGPT` as a `torch.export` program with dynamic batch, time and past"
     parameter = next(model.parameters())
     with torch.no_grad():
@@ -111,7 +114,8 @@ ONNX_INPUTS, ONNX_OUTPUTS = ['idx', 'past_keys', 'past_values'], ['logits', 'pre
 
 
 def write_onnx(model: GPT,  # the model (put in eval mode)
-               path) -> Path:  # the .onnx file to write
+               path,  # the .onnx file to write
+              ) -> Path:
     "Export the model's `ExportableGPT` to ONNX with dynamic batch, time and past"
     require('onnx'); require('onnxscript')
     parameter = next(model.parameters())
@@ -124,7 +128,8 @@ def write_onnx(model: GPT,  # the model (put in eval mode)
 
 
 def quantize_onnx(source,  # a float32 .onnx file
-                  path) -> Path:  # the int8 .onnx file to write
+                  path,  # the int8 .onnx file to write
+                 ) -> Path:
     "ONNX Runtime's dynamic int8 quantization: every MatMul's weights to int8, activations quantized on the fly"
     quantization = require('onnxruntime.quantization')
     return atomic_file(path, lambda tmp: quantization.quantize_dynamic(str(source), tmp, weight_type=quantization.QuantType.QInt8))
@@ -145,7 +150,8 @@ class OnnxModel(nn.Module):
 
     def run(self, idx,  # (B, T) token ids
             past_keys,  # (n_layer, B, n_head, P, head_size) keys of the P positions before idx
-            past_values) -> tuple:  # (n_layer, B, n_head, P, head_size) their values
+            past_values,  # (n_layer, B, n_head, P, head_size) their values
+           ) -> tuple:
         "`ExportableGPT.forward` in ONNX Runtime: (logits, present_keys, present_values) as tensors"
         feed = dict(zip(ONNX_INPUTS, (t.detach().cpu().contiguous().numpy() for t in (idx.long(), past_keys, past_values))))
         return tuple(torch.from_numpy(a) for a in self.session.run(ONNX_OUTPUTS, feed))
@@ -185,7 +191,8 @@ QUANTIZE_SCHEMES = ('int8', 'bf16')
 
 
 def quantize_model(model: GPT,  # a float model (not changed)
-                   scheme: str = 'int8') -> GPT:  # 'int8': dynamic int8 nn.Linear layers; 'bf16': bfloat16 weights
+                   scheme: str = 'int8',  # 'int8': dynamic int8 nn.Linear layers; 'bf16': bfloat16 weights
+                  ) -> GPT:
     "A copy of `model` for inference on the CPU, quantized; `generate` and `evaluate_ids` take it"
     if scheme not in QUANTIZE_SCHEMES: raise ConfigError(f'Unknown quantization {scheme!r}: use one of {", ".join(QUANTIZE_SCHEMES)}.')
     model = copy.deepcopy(model).cpu().eval()
@@ -205,7 +212,8 @@ def export_model(model: GPT,  # the model to export (put in eval mode)
                  path,  # the folder to write (created if needed)
                  format: str,  # 'onnx' (ONNX Runtime), 'pt2' (torch.export) or 'hf' (the Hugging Face layout)
                  quantize: str | None = None,  # None, or 'int8' (ONNX only)
-                 tokenizer=None) -> Path:  # its tokenizer, saved beside it so a runtime can encode and decode text
+                 tokenizer=None,  # its tokenizer, saved beside it so a runtime can encode and decode text
+                ) -> Path:
     "Write the model in `format` to the folder `path`, with config.json and the tokenizer beside it; return the model file"
     if format not in FORMATS: raise ConfigError(f'Unknown export format {format!r}: use onnx, pt2 or hf.')
     if quantize not in FORMATS[format][1]:

@@ -57,7 +57,8 @@ class LoRALinear(nn.Linear):
 LORA_TARGETS = ('c_attn', 'c_proj', 'c_fc')  # the GPT's linear layers an adapter can sit beside
 
 
-def parse_targets(text: str | tuple | list) -> tuple:  # 'c_attn,c_proj' or a sequence of names
+def parse_targets(text: str | tuple | list,  # 'c_attn,c_proj' or a sequence of names
+                 ) -> tuple:
     "The layer names in `text`, checked against `LORA_TARGETS`"
     names = tuple(n.strip() for n in (text.split(',') if isinstance(text, str) else text) if n.strip())
     unknown = [n for n in names if n not in LORA_TARGETS]
@@ -71,7 +72,8 @@ def apply_lora(model: nn.Module,  # a GPT (changed in place)
                rank: int,  # r, 1 or more
                alpha: float | None = None,  # the scale is alpha / rank (None: rank, a scale of 1)
                dropout: float = 0.0,  # dropout on each adapter's input
-               targets=LORA_TARGETS) -> nn.Module:  # layer names to adapt, as a sequence or 'c_attn,c_proj'
+               targets=LORA_TARGETS,  # layer names to adapt, as a sequence or 'c_attn,c_proj'
+              ) -> nn.Module:
     "Freeze `model` and put a `LoRALinear` beside each targeted linear layer; returns the model"
     if rank < 1: raise ConfigError(f'--lora_rank must be 1 or more for LoRA, got {rank}.')
     targets = parse_targets(targets)
@@ -83,18 +85,21 @@ def apply_lora(model: nn.Module,  # a GPT (changed in place)
     return model
 
 
-def lora_layers(model: nn.Module) -> dict:  # a model with adapters
+def lora_layers(model: nn.Module,  # a model with adapters
+               ) -> dict:
     "Name -> `LoRALinear` for each adapted layer"
     return {name: m for name, m in model.named_modules() if isinstance(m, LoRALinear)}
 
 # %% ../nbs/13_lora.ipynb #9c0e04b7
-def delta_weight(layer: LoRALinear) -> torch.Tensor:  # an adapted layer
+def delta_weight(layer: LoRALinear,  # an adapted layer
+                ) -> torch.Tensor:
     "The update the adapter adds to the weight: (alpha / rank) B A, (out, in)"
     return layer.scaling * layer.lora_B @ layer.lora_A
 
 
 @torch.no_grad()
-def merge_lora(model: nn.Module) -> nn.Module:  # a model with adapters (changed in place)
+def merge_lora(model: nn.Module,  # a model with adapters (changed in place)
+              ) -> nn.Module:
     "Fold every adapter into its weight, keeping the frozen weight to unmerge exactly"
     for layer in lora_layers(model).values():
         if layer.merged is None: layer.merged, layer.weight.data = layer.weight.data, layer.weight.data + delta_weight(layer)
@@ -102,7 +107,8 @@ def merge_lora(model: nn.Module) -> nn.Module:  # a model with adapters (changed
 
 
 @torch.no_grad()
-def unmerge_lora(model: nn.Module) -> nn.Module:  # a model merged by `merge_lora` (changed in place)
+def unmerge_lora(model: nn.Module,  # a model merged by `merge_lora` (changed in place)
+                ) -> nn.Module:
     "Put every frozen weight back exactly as it was before `merge_lora`"
     for layer in lora_layers(model).values():
         if layer.merged is not None: layer.weight.data, layer.merged = layer.merged, None
@@ -110,7 +116,8 @@ def unmerge_lora(model: nn.Module) -> nn.Module:  # a model merged by `merge_lor
 
 # %% ../nbs/13_lora.ipynb #12e293c4
 @torch.no_grad()
-def merge_and_unload(model: nn.Module) -> nn.Module:  # a model with adapters (not changed)
+def merge_and_unload(model: nn.Module,  # a model with adapters (not changed)
+                    ) -> nn.Module:
     "A copy of `model` with each adapter folded into its weight and an ordinary `nn.Linear` in its place"
     plain = copy.deepcopy(model)
     for name, layer in lora_layers(plain).items():
@@ -135,7 +142,8 @@ def check_lora_config(cfg: TrainConfig):  # a run's settings with lora_rank set
 
 
 def lora_record(cfg: TrainConfig,  # the run's settings
-                base: str) -> dict:  # the weights the adapters sit on
+                base: str,  # the weights the adapters sit on
+               ) -> dict:
     "The `lora` entry of a LoRA run's checkpoints"
     return {'rank': cfg.lora_rank, 'alpha': float(cfg.lora_alpha or cfg.lora_rank), 'dropout': cfg.lora_dropout,
             'targets': sorted(parse_targets(cfg.lora_targets)), 'base': base}
@@ -143,7 +151,8 @@ def lora_record(cfg: TrainConfig,  # the run's settings
 
 def prepare_lora(model: GPT,  # the model `train` built: the base weights, or a LoRA checkpoint's with its adapters folded in
                  cfg: TrainConfig,  # the run's settings
-                 checkpoint: dict | None) -> tuple:  # the checkpoint being resumed, or None
+                 checkpoint: dict | None,  # the checkpoint being resumed, or None
+                ) -> tuple:
     "`train`'s `prepare_model` hook for LoRA: (the model with adapters, {'lora': record})"
     record = lora_record(cfg, cfg.init_from)
     if checkpoint is not None:
@@ -158,14 +167,16 @@ def prepare_lora(model: GPT,  # the model `train` built: the base weights, or a 
 
 
 def train_lora(cfg: TrainConfig,  # the run's settings, with lora_rank and init_from set
-               parallel: SingleProcess | None = None) -> dict:  # as `train`
+               parallel: SingleProcess | None = None,  # as `train`
+              ) -> dict:
     "Fine-tune LoRA adapters as `cfg` says (lesson 06's `train` with `prepare_lora`); returns what `train` returns"
     check_lora_config(cfg)
     return train(cfg, parallel, prepare_model=prepare_lora)
 
 # %% ../nbs/13_lora.ipynb #2c69e62a
 def load_lora(source,  # the out_dir of a LoRA run
-              device: str = 'cpu') -> tuple:  # where the model goes
+              device: str = 'cpu',  # where the model goes
+             ) -> tuple:
     "(model with its adapters, in eval mode; the checkpoint's `lora` record; its tokenizer entry)"
     path = find_checkpoint(source) if Path(source).is_dir() else None
     if path is None: raise MissingError(f'{source} holds no checkpoint: expected the out_dir of a run trained with --lora_rank.')
@@ -182,7 +193,8 @@ PEFT_PREFIX = 'base_model.model.'  # where peft's PeftModel puts the wrapped mod
 
 def save_peft_adapter(model: nn.Module,  # a model with adapters (one rank and alpha)
                       path,  # the folder to write
-                      base: str | None = None) -> Path:  # the base model's name or folder, recorded for peft
+                      base: str | None = None,  # the base model's name or folder, recorded for peft
+                     ) -> Path:
     "Write the adapters in peft's layout: adapter_config.json and adapter_model.safetensors"
     layers = lora_layers(model)
     if not layers: raise ConfigError('The model has no adapters to save (apply_lora or train_lora first).')
@@ -203,14 +215,16 @@ def save_peft_adapter(model: nn.Module,  # a model with adapters (one rank and a
 
 
 def export_peft(source,  # the out_dir of a LoRA run
-                path) -> Path:  # the folder to write
+                path,  # the folder to write
+               ) -> Path:
     "`nanogpt export --format peft`: a LoRA run's adapters in peft's layout; returns the weights file"
     model, record, _ = load_lora(source)
     return save_peft_adapter(model, path, record['base']) / 'adapter_model.safetensors'
 
 # %% ../nbs/13_lora.ipynb #37fd95ff
 def load_peft_adapter(model: GPT,  # the base model the adapter was trained on (changed in place)
-                      path) -> GPT:  # a folder with peft's adapter_config.json and adapter_model.safetensors
+                      path,  # a folder with peft's adapter_config.json and adapter_model.safetensors
+                     ) -> GPT:
     "Put the LoRA adapters of a peft folder on `model`; returns the model"
     path = Path(path)
     if not (path / 'adapter_config.json').is_file() or not (path / 'adapter_model.safetensors').is_file():

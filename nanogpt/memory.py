@@ -34,7 +34,8 @@ def human(n: float) -> str: return f'{n / GiB:.2f} GiB' if n >= GiB else f'{n / 
 BYTES = {'float32': 4, 'bfloat16': 2, 'float16': 2}  # bytes per element of each dtype a run computes in
 
 
-def param_count(config: GPTConfig) -> tuple[int, int]:  # a model's shape
+def param_count(config: GPTConfig,  # a model's shape
+               ) -> tuple[int, int]:
     "(parameters, parameter tensors) of a `GPT` of this shape, the tied output layer counted once"
     C, L, b = config.n_embd, config.n_layer, int(config.bias)
     per_block = 12 * C * C + 2 * C + 11 * C * b  # four matrices, two LayerNorm gains; the biases of all six: 3C + C + 4C + C + 2C
@@ -49,7 +50,8 @@ def _storages(tensors) -> dict:
 
 def measure_step(model: GPT,  # a model on the CPU, in training mode
                  batch_size: int,  # sequences per micro-batch, each of block_size tokens
-                 dtype: str = 'float32') -> dict:  # the autocast dtype
+                 dtype: str = 'float32',  # the autocast dtype
+                ) -> dict:
     "Bytes one training step really holds on the CPU: parameters, gradients, AdamW's state, and what autograd saves for backward"
     cfg, generator = model.config, torch.Generator().manual_seed(0)
     x, y = (torch.randint(cfg.vocab_size, (batch_size, cfg.block_size), generator=generator) for _ in range(2))  # (B, T) each
@@ -73,7 +75,8 @@ def measure_step(model: GPT,  # a model on the CPU, in training mode
 def saved_bytes(config: GPTConfig,  # the model's shape, dropout and gradient_checkpointing
                 batch_size: int,  # sequences per micro-batch, each of config.block_size tokens
                 dtype: str = 'float32',  # the autocast dtype: 'float32' (none), 'bfloat16' or 'float16'
-                device: str = 'cuda') -> dict:  # 'cuda' or 'cpu': which attention kernel runs, how big a dropout mask is
+                device: str = 'cuda',  # 'cuda' or 'cpu': which attention kernel runs, how big a dropout mask is
+               ) -> dict:
     "Bytes autograd keeps for backward in one training forward pass, by part of the model"
     B, T, C, L, V = batch_size, config.block_size, config.n_embd, config.n_layer, config.vocab_size
     a, BT, BTC = BYTES[dtype], B * T, B * T * C
@@ -102,7 +105,8 @@ HEADROOM = 0.9  # the share of a device's free memory a run may plan to use: the
 def estimate_memory(config: GPTConfig,  # the model's shape, dropout and gradient_checkpointing
                     batch_size: int,  # sequences per micro-batch, each of config.block_size tokens
                     dtype: str = 'float32',  # the autocast dtype: 'float32' (none), 'bfloat16' or 'float16'
-                    device: str = 'cuda') -> dict:  # where it trains: 'cuda' or 'cpu'
+                    device: str = 'cuda',  # where it trains: 'cuda' or 'cpu'
+                   ) -> dict:
     "Peak bytes of one training step by component, with `total_bytes`: the fuller of the start and the end of the backward pass"
     n, tensors = param_count(config)
     saved = saved_bytes(config, batch_size, dtype, device)
@@ -118,7 +122,8 @@ def estimate_memory(config: GPTConfig,  # the model's shape, dropout and gradien
 
 
 def fits(estimate: dict,  # from `estimate_memory`
-         available: int) -> bool:  # bytes free on the device
+         available: int,  # bytes free on the device
+        ) -> bool:
     "Whether the estimated peak stays within HEADROOM of `available`"
     return estimate['total_bytes'] <= HEADROOM * available
 
@@ -158,7 +163,8 @@ class PeakMemory(TorchDispatchMode):
 # %% ../nbs/06a_memory.ipynb #95769f5d
 def measure_peak(model: GPT,  # a model on the CPU, in training mode
                  batch_size: int,  # sequences per micro-batch
-                 dtype: str = 'float32') -> int | None:  # the autocast dtype
+                 dtype: str = 'float32',  # the autocast dtype
+                ) -> int | None:
     "The most bytes a training step of two micro-batches holds above the weights and AdamW's state, on the CPU; None without glibc"
     generator = torch.Generator().manual_seed(0)
     x, y = (torch.randint(model.config.vocab_size, (batch_size, model.config.block_size), generator=generator) for _ in range(2))
@@ -174,7 +180,8 @@ def measure_peak(model: GPT,  # a model on the CPU, in training mode
 def kv_cache_bytes(config: GPTConfig,  # the model's shape
                    batch_size: int,  # sequences sampled at once
                    dtype: str = 'float32',  # the dtype the attention layers compute in
-                   length: int | None = None) -> int:  # positions cached (None: the whole context, config.block_size)
+                   length: int | None = None,  # positions cached (None: the whole context, config.block_size)
+                  ) -> int:
     "Bytes of the keys and values a KV cache holds for `length` positions of `batch_size` sequences"
     return 2 * config.n_layer * batch_size * (length or config.block_size) * config.n_embd * BYTES[dtype]
 
@@ -184,7 +191,8 @@ def fitting_settings(config: GPTConfig,  # the model, with its gradient_checkpoi
                      accumulation: int,  # micro-batches per step
                      dtype: str,  # the autocast dtype
                      device: str,  # 'cuda' or 'cpu'
-                     available: int) -> dict | None:  # bytes free on the device
+                     available: int,  # bytes free on the device
+                    ) -> dict | None:
     "The first that fits of: a smaller micro-batch with more accumulation (same sequences per step), bfloat16, checkpointing"
     dtypes = [dtype, 'bfloat16'] if dtype == 'float32' and device.startswith('cuda') else [dtype]
     for checkpointing in dict.fromkeys([config.gradient_checkpointing, True]):
@@ -198,7 +206,8 @@ def fitting_settings(config: GPTConfig,  # the model, with its gradient_checkpoi
 
 
 def memory_report(estimate: dict,  # from `estimate_memory`
-                  available: int | None) -> str:  # bytes free on the device, None when unknown
+                  available: int | None,  # bytes free on the device, None when unknown
+                 ) -> str:
     "The estimate, one component per line, the total, and whether it fits in `available`"
     lines = [f"  {key[:-6].replace('_', ' '):<20} {human(value):>11}" for key, value in estimate.items() if key != 'total_bytes']
     lines.append(f"  {'total':<20} {human(estimate['total_bytes']):>11}")
@@ -209,7 +218,8 @@ def memory_report(estimate: dict,  # from `estimate_memory`
 # %% ../nbs/06a_memory.ipynb #fa993757
 def run_config(cfg: TrainConfig,  # the run's settings
                vocab_size: int,  # its dataset's vocabulary
-               base: GPTConfig | None = None) -> GPTConfig:  # the model it starts from (a checkpoint's, GPT-2's), None from scratch
+               base: GPTConfig | None = None,  # the model it starts from (a checkpoint's, GPT-2's), None from scratch
+              ) -> GPTConfig:
     "The `GPTConfig` a run of `cfg` trains: the shape from `base`, or `cfg`'s settings over SCRATCH_SHAPE"
     changes = dict(dropout=cfg.dropout, gradient_checkpointing=cfg.gradient_checkpointing)
     if base is None:
@@ -219,7 +229,8 @@ def run_config(cfg: TrainConfig,  # the run's settings
     return replace(base, **changes)
 
 
-def available_memory(device: str) -> int | None:  # a resolved device: 'cpu', 'cuda', 'cuda:1', 'mps'
+def available_memory(device: str,  # a resolved device: 'cpu', 'cuda', 'cuda:1', 'mps'
+                    ) -> int | None:
     "Bytes free on `device`: CUDA's mem_get_info, MemAvailable of /proc/meminfo on a Linux CPU, else None"
     if device.startswith('cuda'): return torch.cuda.mem_get_info(device)[0]
     meminfo = Path('/proc/meminfo')

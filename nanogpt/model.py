@@ -156,7 +156,8 @@ def forward(self: GPT, idx,  # (B, T) token ids
 
 # %% ../nbs/05_gpt.ipynb #761a98d0
 @patch
-def num_params(self: GPT, non_embedding: bool = True) -> int:  # subtract the position embeddings, as nanoGPT reports
+def num_params(self: GPT, non_embedding: bool = True,  # subtract the position embeddings, as nanoGPT reports
+              ) -> int:
     "Number of parameters, the tied output layer counted once"
     n = sum(p.numel() for p in self.parameters())
     return n - self.transformer.wpe.weight.numel() if non_embedding else n
@@ -170,7 +171,8 @@ def flops_per_token(self: GPT) -> int:
 @patch
 def estimate_mfu(self: GPT, fwdbwd_per_iter: int,  # sequences of block_size tokens per optimizer step
                  dt: float,  # seconds per optimizer step
-                 peak_flops: float) -> float:  # the device's peak FLOP/s (A100 bfloat16: 312e12)
+                 peak_flops: float,  # the device's peak FLOP/s (A100 bfloat16: 312e12)
+                ) -> float:
     "Model FLOPs utilisation: achieved FLOP/s as a fraction of `peak_flops`"
     achieved = self.flops_per_token() * self.config.block_size * fwdbwd_per_iter / dt
     return achieved / peak_flops

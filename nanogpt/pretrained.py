@@ -34,7 +34,8 @@ GELU_NAMES = {'gelu_new': 'tanh', 'gelu_pytorch_tanh': 'tanh', 'gelu_fast': 'tan
 
 # %% ../nbs/08_gpt2.ipynb #f22ca70d
 def config_from_hf(hf: dict,  # the contents of a Hugging Face GPT-2 config.json
-                   **overrides) -> GPTConfig:  # GPTConfig fields to change: dropout, gradient_checkpointing, pad_vocab_size_multiple
+                   **overrides,  # GPTConfig fields to change: dropout, gradient_checkpointing, pad_vocab_size_multiple
+                  ) -> GPTConfig:
     "Our `GPTConfig` for a Hugging Face GPT-2 configuration; anything our model cannot represent is an error"
     problems = []
     if hf.get('model_type', 'gpt2') != 'gpt2': problems.append(f"model_type is {hf['model_type']!r}, not 'gpt2'")
@@ -54,7 +55,8 @@ def config_from_hf(hf: dict,  # the contents of a Hugging Face GPT-2 config.json
                      **{'dropout': 0.0, **overrides})
 
 
-def hf_config(config: GPTConfig) -> dict:  # our model's configuration
+def hf_config(config: GPTConfig,  # our model's configuration
+             ) -> dict:
     "The Hugging Face `config.json` of a GPT-2 with our model's shape"
     gpt2_ids = {'bos_token_id': 50256, 'eos_token_id': 50256} if config.vocab_size == 50257 else {}
     return {'architectures': ['GPT2LMHeadModel'], 'model_type': 'gpt2', 'vocab_size': config.vocab_size,
@@ -66,7 +68,8 @@ def hf_config(config: GPTConfig) -> dict:  # our model's configuration
 
 # %% ../nbs/08_gpt2.ipynb #f2759b69
 def from_hf_state_dict(hf_state: dict,  # tensors of a GPT-2 checkpoint, with or without the `transformer.` prefix
-                       config: GPTConfig) -> dict:  # the configuration of the model they go into
+                       config: GPTConfig,  # the configuration of the model they go into
+                      ) -> dict:
     "Our state dict from GPT-2's: Conv1D weights transposed, attention mask buffers dropped, the head tied to the embedding"
     state = {}
     for key, tensor in hf_state.items():
@@ -81,7 +84,8 @@ def from_hf_state_dict(hf_state: dict,  # tensors of a GPT-2 checkpoint, with or
     return state
 
 
-def to_hf_state_dict(model: GPT) -> dict:  # our model
+def to_hf_state_dict(model: GPT,  # our model
+                    ) -> dict:
     "GPT-2's state dict (the `transformer.` names of `GPT2LMHeadModel`) from ours: Conv1D layout, zero biases where ours has none"
     config = model.config
     state = {}
@@ -128,7 +132,8 @@ def _hub_files(name: str) -> tuple[Path, Path]:
         raise MissingError(f'Could not download {name} ({describe(e, 200)}). {instructions(online_once)}') from None
 
 
-def pretrained_files(name_or_path) -> tuple[Path, Path]:  # a GPT-2 name, or a folder in the Hugging Face layout
+def pretrained_files(name_or_path,  # a GPT-2 name, or a folder in the Hugging Face layout
+                    ) -> tuple[Path, Path]:
     "The paths of (config.json, weights) for `name_or_path`, with an error that says what is missing"
     path = Path(name_or_path)
     if path.is_dir():
@@ -144,7 +149,8 @@ def pretrained_files(name_or_path) -> tuple[Path, Path]:  # a GPT-2 name, or a f
     raise MissingError(f'{name_or_path!r} is neither a folder nor one of {", ".join(GPT2_SIZES)}.')
 
 # %% ../nbs/08_gpt2.ipynb #44e00006
-def read_weights(path) -> dict:  # model.safetensors or pytorch_model.bin
+def read_weights(path,  # model.safetensors or pytorch_model.bin
+                ) -> dict:
     "The tensors in a weights file, read without running any code (safetensors, or torch.load with weights_only=True)"
     path = Path(path)
     try:
@@ -156,7 +162,8 @@ def read_weights(path) -> dict:  # model.safetensors or pytorch_model.bin
 
 
 def load_pretrained(name_or_path,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl', or a folder in the Hugging Face layout
-                    **overrides) -> GPT:  # dropout, gradient_checkpointing, pad_vocab_size_multiple
+                    **overrides,  # dropout, gradient_checkpointing, pad_vocab_size_multiple
+                   ) -> GPT:
     "Our `GPT` with the weights of a GPT-2 checkpoint (what `GPT.from_pretrained` does)"
     config_path, weights_path = pretrained_files(name_or_path)
     try: hf = json.loads(Path(config_path).read_text())
@@ -176,7 +183,8 @@ def load_pretrained(name_or_path,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-
 # %% ../nbs/08_gpt2.ipynb #ac197322
 def save_pretrained(model: GPT,  # our model
                     path,  # the folder to write
-                    tokenizer=None) -> Path:  # its tokenizer (optional): saved so that nanogpt can sample from the folder
+                    tokenizer=None,  # its tokenizer (optional): saved so that nanogpt can sample from the folder
+                   ) -> Path:
     "Write `config.json` and `model.safetensors` in the Hugging Face GPT-2 layout, which `transformers` loads"
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)

@@ -29,7 +29,8 @@ __all__ = ['DTYPES', 'PEAK_FLOPS', 'resolve_device', 'resolve_dtype', 'autocast_
 DTYPES = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}
 
 
-def resolve_device(device: str = 'auto') -> str:  # 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'
+def resolve_device(device: str = 'auto',  # 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'
+                  ) -> str:
     "The device to run on: `device` checked, or for 'auto' the best one present (cuda > mps > cpu)"
     mps = getattr(torch.backends, 'mps', None)
     if device == 'auto':
@@ -45,7 +46,8 @@ def resolve_device(device: str = 'auto') -> str:  # 'auto', 'cpu', 'cuda', 'cuda
 
 
 def resolve_dtype(dtype: str,  # 'auto' or a key of DTYPES
-                  device: str) -> str:  # a resolved device
+                  device: str,  # a resolved device
+                 ) -> str:
     "The compute dtype: `dtype` checked, or for 'auto' bfloat16 on CUDA GPUs that support it, float16 on older ones, float32 elsewhere"
     if dtype == 'auto':
         if device.startswith('cuda'): return 'bfloat16' if torch.cuda.is_bf16_supported() else 'float16'
@@ -70,7 +72,8 @@ PEAK_FLOPS = {  # (GPU name as torch reports it, contains; dtype) -> dense FLOP/
 
 @functools.lru_cache(maxsize=None)
 def measured_cpu_flops(size: int = 1024,  # the matrices are size x size
-                       seconds: float = 0.3) -> float:  # time spent measuring
+                       seconds: float = 0.3,  # time spent measuring
+                      ) -> float:
     "FLOP/s of a float32 matrix product on this CPU, with its current threads: the CPU's practical peak"
     a, b = torch.randn(size, size), torch.randn(size, size)
     a @ b
@@ -80,7 +83,8 @@ def measured_cpu_flops(size: int = 1024,  # the matrices are size x size
 
 
 def peak_flops(device: str,  # a resolved device
-               dtype: str) -> float | None:  # a resolved dtype
+               dtype: str,  # a resolved dtype
+              ) -> float | None:
     "The device's peak FLOP/s in `dtype`: the table for known GPUs, a measurement for the CPU, else None"
     if device == 'cpu': return measured_cpu_flops() if dtype == 'float32' else None
     if not device.startswith('cuda'): return None
@@ -91,14 +95,16 @@ def peak_flops(device: str,  # a resolved device
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameter numbers (glibc's malloc.h)
 
 
-def keep_freed_memory(limit: int = 2**30) -> bool:  # the largest block, in bytes, to keep for reuse
+def keep_freed_memory(limit: int = 2**30,  # the largest block, in bytes, to keep for reuse
+                     ) -> bool:
     "Make glibc's `malloc` keep freed blocks of up to `limit` bytes for reuse instead of returning them to the OS; False without glibc"
     if sys.platform != 'linux' or platform.libc_ver()[0] != 'glibc': return False
     libc = ctypes.CDLL(None)  # the C library this process already runs on
     return libc.mallopt(_M_MMAP_THRESHOLD, limit) == 1 and libc.mallopt(_M_TRIM_THRESHOLD, limit) == 1
 
 
-def configure_process(device: str) -> list[str]:  # the resolved device a command will train on
+def configure_process(device: str,  # the resolved device a command will train on
+                     ) -> list[str]:
     "Opt this process into what training wants: TensorFloat-32 matrix products on CUDA, `keep_freed_memory` on the CPU; returns what changed"
     changed = []
     if device.startswith('cuda'):
@@ -110,7 +116,8 @@ def configure_process(device: str) -> list[str]:  # the resolved device a comman
 # %% ../nbs/05b_runtime.ipynb #acd7f1e4
 def compile_model(model: nn.Module,  # the model to compile
                   example: tuple,  # an (x, y) batch of the training shape
-                  ctx=nullcontext()) -> nn.Module:  # the autocast context training uses
+                  ctx=nullcontext(),  # the autocast context training uses
+                 ) -> nn.Module:
     "`torch.compile(model)`, tried on `example` forward and backward; the eager model, with one warning, if that fails"
     state = rng_state()
     try:

@@ -61,7 +61,8 @@ def sample_next(logits: torch.Tensor, temperature: float = 1.0, top_k: int | Non
 # %% ../nbs/07_sampling.ipynb #cccb287e
 def window_start(length: int,  # tokens so far
                  start: int,  # where the current window begins
-                 block_size: int) -> int:  # the model's context
+                 block_size: int,  # the model's context
+                ) -> int:
     "Where the context window begins once the sequence has `length` tokens"
     if length - start <= block_size: return start
     return length - max(1, block_size // 2)
@@ -137,7 +138,8 @@ def generate_stream(model,  # a GPT
                     repetition_penalty: float = 1.0,  # above 1 discourages tokens already in the context
                     generator: torch.Generator | None = None,  # the source of randomness: the same seed, the same tokens
                     stop_tokens=(),  # ids that end a row's generation
-                    use_cache: bool = True) -> Iterator[torch.Tensor]:  # the KV cache (False: the whole window every step)
+                    use_cache: bool = True,  # the KV cache (False: the whole window every step)
+                   ) -> Iterator[torch.Tensor]:
     "Yield each new token (B, 1); stop after `max_new_tokens` or once every row has produced one of `stop_tokens`"
     check_sampling_args(temperature, top_k, top_p, repetition_penalty)
     if idx.dim() != 2 or idx.size(1) == 0: raise ConfigError('The prompt must be a (batch, time) tensor with at least one token.')
@@ -185,7 +187,8 @@ def sample_text(model,  # a GPT
                 top_k: int | None = None,  # as `generate_stream`
                 top_p: float | None = None,  # as `generate_stream`
                 repetition_penalty: float = 1.0,  # as `generate_stream`
-                seed: int = 1337) -> str:  # the same seed gives the same text
+                seed: int = 1337,  # the same seed gives the same text
+               ) -> str:
     "The prompt followed by `max_new_tokens` sampled tokens, as text; the same seed gives the same text"
     device = next(model.parameters()).device
     idx = torch.tensor([tokenizer.encode(prompt)], dtype=torch.long, device=device)  # (1, T)

@@ -88,7 +88,8 @@ class _SlotLayer:
 
 # %% ../nbs/12_serving.ipynb #9826b33f
 def held_back(text: str,  # the text so far
-              stops: list) -> int:  # the stop strings
+              stops: list,  # the stop strings
+             ) -> int:
     "How many characters at the end of `text` could be the start of a stop string"
     return max((k for s in stops for k in range(1, len(s)) if text.endswith(s[:k])), default=0)
 
@@ -99,7 +100,8 @@ class TextStream:
                  stops: list = ()):  # strings that end the text
         self.tokenizer, self.stops, self.pending, self.text, self.sent, self.stopped = tokenizer, list(stops), [], '', 0, False
 
-    def feed(self, token_id: int) -> str:  # the newest token
+    def feed(self, token_id: int,  # the newest token
+            ) -> str:
         "The text that can be sent now (perhaps ''); nothing once a stop string was found"
         if self.stopped: return ''
         self.pending.append(token_id)
@@ -270,7 +272,8 @@ def _number(body: dict, name: str, default, kind=float, low=None, high=None, low
 def parse_completion(body,  # the decoded JSON body
                      tokenizer,  # the model's tokenizer
                      block_size: int,  # the model's context
-                     max_tokens_limit: int) -> tuple[dict, list]:  # the most tokens one request may ask for
+                     max_tokens_limit: int,  # the most tokens one request may ask for
+                    ) -> tuple[dict, list]:
     "(keyword arguments for `Completion` plus 'stream' and 'prompt_tokens', warnings) from a completions request, or a RequestError"
     if not isinstance(body, dict): raise RequestError('The body must be a JSON object.')
     for name, value in body.items():

@@ -134,7 +134,8 @@ class TiktokenTokenizer:
 # %% ../nbs/01_tokenizers.ipynb #a11209d0
 def merge(ids: list[int],  # token ids
           pair: tuple[int, int],  # the adjacent pair to replace
-          new_id: int) -> list[int]:  # the id that replaces it
+          new_id: int,  # the id that replaces it
+         ) -> list[int]:
     "`ids` with every occurrence of `pair`, left to right, replaced by `new_id`"
     out, i = [], 0
     while i < len(ids):
@@ -150,7 +151,8 @@ GPT2_SPLIT_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{
 # %% ../nbs/01_tokenizers.ipynb #0f128191
 def train_bpe(text: str,  # the training text
               n_merges: int,  # how many merges to learn
-              pattern: str = GPT2_SPLIT_PATTERN) -> list[tuple[int, int]]:  # the regex that pre-splits the text
+              pattern: str = GPT2_SPLIT_PATTERN,  # the regex that pre-splits the text
+             ) -> list[tuple[int, int]]:
     "The first `n_merges` byte-pair merges of `text` (fewer if every chunk becomes one token), most frequent first"
     chunks = Counter(regex.findall(pattern, text))
     words = [list(chunk.encode('utf-8')) for chunk in chunks]
@@ -174,7 +176,8 @@ def train_bpe(text: str,  # the training text
 
 # %% ../nbs/01_tokenizers.ipynb #1e020aa3
 def bpe_merge_chunk(chunk: bytes,  # one pre-split chunk
-                    ranks: dict[bytes, int]) -> list[int]:  # token bytes -> id, lower is merged first
+                    ranks: dict[bytes, int],  # token bytes -> id, lower is merged first
+                   ) -> list[int]:
     "Token ids of `chunk`: merge the adjacent pair whose bytes have the lowest rank until none is in `ranks`"
     parts = [chunk[i:i + 1] for i in range(len(chunk))]
     while len(parts) > 1:
@@ -261,7 +264,8 @@ def train(cls: BPETokenizer,
           text: str,  # the training text
           vocab_size: int,  # 256 bytes + the merges + the special tokens
           pattern: str = GPT2_SPLIT_PATTERN,  # the regex that pre-splits the text
-          special_tokens=('<|endoftext|>',)) -> BPETokenizer:  # strings with ids of their own, after the merges
+          special_tokens=('<|endoftext|>',),  # strings with ids of their own, after the merges
+         ) -> BPETokenizer:
     "A byte-level BPE tokenizer of `vocab_size` tokens learned from `text`"
     n_merges = vocab_size - 256 - len(special_tokens)
     if n_merges < 0:
@@ -285,7 +289,8 @@ def to_meta(self: BPETokenizer) -> dict:
 
 @patch(cls_method=True)
 def from_meta(cls: BPETokenizer,
-              meta: dict) -> BPETokenizer:  # a dict made by `to_meta`
+              meta: dict,  # a dict made by `to_meta`
+             ) -> BPETokenizer:
     "The tokenizer `meta` describes"
     if not isinstance(meta, dict) or meta.get('kind') != 'bpe':
         raise DataError("This is not a BPE tokenizer description (expected a dict with kind 'bpe'): prepare the "
@@ -312,7 +317,8 @@ def save(self: BPETokenizer,
 
 @patch(cls_method=True)
 def load(cls: BPETokenizer,
-         path) -> BPETokenizer:  # a file written by `save`
+         path,  # a file written by `save`
+        ) -> BPETokenizer:
     "The tokenizer saved at `path`"
     path = Path(path)
     if not path.is_file():

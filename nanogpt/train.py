@@ -117,7 +117,8 @@ PRESETS['finetune_shakespeare'] = dict(  # nanoGPT's config/finetune_shakespeare
 
 
 def preset(name: str,  # a key of PRESETS
-           **overrides) -> TrainConfig:  # fields to change
+           **overrides,  # fields to change
+          ) -> TrainConfig:
     "The `TrainConfig` of preset `name`, with `overrides`"
     if name not in PRESETS: raise ConfigError(f'Unknown preset {name!r}: choose one of {", ".join(PRESETS)}.')
     return TrainConfig(**{**PRESETS[name], **overrides})
@@ -127,7 +128,8 @@ def configure_optimizer(model: nn.Module,  # the model to train
                         weight_decay: float,  # decay for matrices and embeddings
                         learning_rate: float,  # the peak rate (the schedule sets it each step)
                         betas: tuple,  # (beta1, beta2)
-                        device: str) -> torch.optim.AdamW:  # where the model lives
+                        device: str,  # where the model lives
+                       ) -> torch.optim.AdamW:
     "AdamW with weight decay on parameters of 2 or more dimensions only, fused where PyTorch has the kernel (CUDA, CPU)"
     params = [p for p in model.parameters() if p.requires_grad]  # each shared (tied) tensor once
     decay = [p for p in params if p.dim() >= 2]  # matrices and embeddings
@@ -140,7 +142,8 @@ def configure_optimizer(model: nn.Module,  # the model to train
 
 # %% ../nbs/06_training.ipynb #86285894
 def get_lr(it: int,  # the iteration
-           cfg: TrainConfig) -> float:  # its learning_rate, min_lr, warmup_iters, lr_decay_iters and decay_lr
+           cfg: TrainConfig,  # its learning_rate, min_lr, warmup_iters, lr_decay_iters and decay_lr
+          ) -> float:
     "Learning rate at iteration `it`: linear warmup, cosine decay to `min_lr`, then `min_lr`"
     if not cfg.decay_lr: return cfg.learning_rate
     if it < cfg.warmup_iters: return cfg.learning_rate * (it + 1) / (cfg.warmup_iters + 1)
@@ -158,19 +161,23 @@ class SingleProcess:
 
     def start(self, device: str,  # the resolved device
               backend: str,  # the backend to use on CUDA
-              fsdp: bool) -> str:  # shard the model instead of copying it
+              fsdp: bool,  # shard the model instead of copying it
+             ) -> str:
         "Join the other processes; returns this process's device"
         return device
 
-    def local_steps(self, accumulation_steps: int) -> int:  # micro-batches per step, across all processes
+    def local_steps(self, accumulation_steps: int,  # micro-batches per step, across all processes
+                   ) -> int:
         "This process's share of the micro-batches"
         return accumulation_steps
 
-    def shard(self, model: nn.Module) -> nn.Module:  # the model, before the optimizer sees its parameters
+    def shard(self, model: nn.Module,  # the model, before the optimizer sees its parameters
+             ) -> nn.Module:
         "The model this process keeps (FSDP: a slice of it)"
         return model
 
-    def wrap(self, model: nn.Module) -> nn.Module:  # the (possibly compiled) model the step runs
+    def wrap(self, model: nn.Module,  # the (possibly compiled) model the step runs
+            ) -> nn.Module:
         "The model the training step runs (DDP: wrapped to average gradients)"
         return model
 
@@ -184,7 +191,8 @@ class SingleProcess:
     def gather(self, obj) -> list: return [obj]  # every process's `obj`, in rank order
 
     def state_dicts(self, model: nn.Module,  # the model, sharded or not
-                    optimizer) -> tuple:  # its optimizer
+                    optimizer,  # its optimizer
+                   ) -> tuple:
         "(model state, optimizer state) as one process holds them"
         return model.state_dict(), optimizer.state_dict()
 
@@ -205,7 +213,8 @@ def train_step(model: nn.Module,  # what the step runs: possibly compiled, possi
                grad_clip: float,  # the largest gradient norm (0: no clipping)
                ctx=nullcontext(),  # the autocast context
                scaler=None,  # float16's GradScaler (None: off)
-               parallel: SingleProcess = SingleProcess()) -> tuple:  # how gradients are synchronised
+               parallel: SingleProcess = SingleProcess(),  # how gradients are synchronised
+              ) -> tuple:
     "One optimizer step over `accumulation_steps` micro-batches; returns (loss, gradient norm before clipping) as tensors"
     scaler = scaler or torch.amp.GradScaler('cpu', enabled=False)
     total = 0.0
@@ -259,7 +268,8 @@ def check_fits(model_args: dict,  # the checkpoint's GPTConfig fields
 # %% ../nbs/06_training.ipynb #53f7eed8
 def start_model(cfg: TrainConfig,  # the run's settings
                 meta: dict,  # its dataset's meta.json
-                device: str) -> tuple:  # where the model goes
+                device: str,  # where the model goes
+               ) -> tuple:
     "(model, checkpoint to resume or None, cfg with the model's real shape) for `cfg.init_from`"
     keep = dict(dropout=cfg.dropout, gradient_checkpointing=cfg.gradient_checkpointing)  # a checkpoint's model may change these
     checkpoint = None
@@ -330,7 +340,8 @@ def check_config(cfg: TrainConfig):  # the settings to check
 # %% ../nbs/06_training.ipynb #33e6a33a
 def setup(cfg: TrainConfig,  # the run's settings
           parallel: SingleProcess,  # one process, or lesson 09's Distributed
-          prepare_model=None) -> Run:  # None, or (model, cfg, checkpoint or None) -> (model to train, extra checkpoint keys)
+          prepare_model=None,  # None, or (model, cfg, checkpoint or None) -> (model to train, extra checkpoint keys)
+         ) -> Run:
     "Check the settings, then build everything a run needs: device, data, model, optimizer, or all of it from ckpt.pt"
     check_config(cfg)
     if cfg.lora_rank and prepare_model is None:
@@ -381,7 +392,8 @@ def start_files(run: Run):  # a run on its main process
     else: run.wandb_run = wandb.init(project=run.cfg.wandb_project, name=run.cfg.wandb_run_name, config=run.resolved_config)
 
 # %% ../nbs/06_training.ipynb #97db739d
-def evaluate(run: Run) -> dict:  # the run to evaluate
+def evaluate(run: Run,  # the run to evaluate
+            ) -> dict:
     "Mean loss over `eval_iters` batches of each split (and of all processes), logged; a non-finite loss stops the run"
     with run.ctx: losses = estimate_loss(run.eval_model, {'train': run.loaders['eval_train'], 'val': run.loaders['eval_val']},
                                          run.cfg.eval_iters)
@@ -427,7 +439,8 @@ def log_step(run: Run,  # the run
     run.log({'iter': run.iter_num, 'train_loss': loss, 'lr': lr, 'grad_norm': norm, 'ms': dt * 1000, 'tokens_per_sec': tokens_per_sec})
 
 # %% ../nbs/06_training.ipynb #a3467f46
-def evaluate_and_save(run: Run) -> dict:  # the run, at an evaluation point
+def evaluate_and_save(run: Run,  # the run, at an evaluation point
+                     ) -> dict:
     "Evaluate; write best.pt when validation improved, and ckpt.pt as `always_save_checkpoint` says (always at the end)"
     evaluation = evaluate(run)
     improved = evaluation['val'] < run.best_val_loss
@@ -437,7 +450,8 @@ def evaluate_and_save(run: Run) -> dict:  # the run, at an evaluation point
     return evaluation
 
 
-def train_loop(run: Run) -> dict:  # a run from `setup`
+def train_loop(run: Run,  # a run from `setup`
+              ) -> dict:
     "Step, log, evaluate and save until `max_iters` or Ctrl-C; returns the run's figures and its model"
     cfg, start_iter, start_time = run.cfg, run.iter_num, time.perf_counter()
     if cfg.eval_only: return {'stopped': 'eval_only', 'eval': evaluate(run), 'iter_num': run.iter_num, 'model': run.model}
@@ -472,14 +486,16 @@ def train_loop(run: Run) -> dict:  # a run from `setup`
 # %% ../nbs/06_training.ipynb #814b3b68
 def train(cfg: TrainConfig,  # the run's settings
           parallel: SingleProcess | None = None,  # None: one process; lesson 09's `Distributed` under torchrun
-          prepare_model=None) -> dict:  # as `setup`: changes the model before the optimizer is made (lesson 13's LoRA)
+          prepare_model=None,  # as `setup`: changes the model before the optimizer is made (lesson 13's LoRA)
+         ) -> dict:
     "Train a GPT as `cfg` says; returns the run's figures and the trained model"
     parallel = parallel or SingleProcess()
     try: return train_loop(setup(cfg, parallel, prepare_model))
     finally: parallel.close()
 
 # %% ../nbs/06_training.ipynb #a8c8aab1
-def read_log(out_dir) -> tuple[list, list]:  # a run's out_dir
+def read_log(out_dir,  # a run's out_dir
+            ) -> tuple[list, list]:
     "The training and evaluation lines of `out_dir/log.jsonl`"
     lines = [json.loads(line) for line in (Path(out_dir) / 'log.jsonl').read_text().splitlines() if line.strip()]
     return [r for r in lines if 'lr' in r], [r for r in lines if 'val_loss' in r]

@@ -1,0 +1,315 @@
+"""The course in a real browser: headless Chromium (Debian's `chromium`) driven by Playwright.
+
+`python .ci/browser_test.py` (after `python .ci/make_site.py`) checks:
+1. the site in `_docs/`: every page loads without console errors, every image on it renders, and search finds a word;
+2. JupyterLab, as a learner uses it, on a copy of the notebooks (JupyterLab autosaves; the committed files are never
+   opened): lesson 07 runs to its end, the sliders appear as widgets, moving the temperature slider with the keyboard
+   regenerates the sample; lesson 04 runs from cleared outputs and its attention maps render as images; and opening a
+   lesson and saving it leaves the file byte for byte as committed (with nbdev's pre-save hook, see the README).
+Kernels run with IN_TEST=1, so the lessons train their tiny configurations. Screenshots go to a folder printed at
+the end. Servers started here are stopped by process id; everything runs under one deadline.
+Without Chromium the test is skipped, unless NANOGPT_REQUIRE_BROWSER is set (CI sets it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from configparser import ConfigParser
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+cfg = ConfigParser(delimiters=['='])
+cfg.read(ROOT / 'settings.ini', encoding='utf-8')
+SITE = ROOT / cfg['DEFAULT']['doc_path']
+DEADLINE_S = 480  # the whole test; each wait below has its own, shorter, limit
+SHOTS = Path(os.environ.get('NANOGPT_SCREENSHOTS') or tempfile.mkdtemp(prefix='nanogpt-screenshots-'))
+
+
+def free_port() -> int:
+    "A TCP port on 127.0.0.1 that nothing listens on"
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def server(cmd: list,  # the command that starts it
+           url: str,  # a URL that answers once it is up
+           log: Path,  # where its output goes
+           **kwargs):  # passed to Popen (env, cwd)
+    "Start a server, wait until `url` answers, and stop it by process id (its whole process group) afterwards"
+    with open(log, 'w') as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, **kwargs)
+    try:
+        for _ in range(240):
+            if proc.poll() is not None: raise RuntimeError(f'{cmd[0]} exited: see {log}')
+            try:
+                urllib.request.urlopen(url, timeout=2)
+                break
+            except OSError: time.sleep(0.25)
+        else: raise TimeoutError(f'{url} did not answer within 60 s')
+        yield proc
+    finally:
+        try: os.killpg(proc.pid, signal.SIGTERM)  # the server and the kernels it started
+        except ProcessLookupError: pass
+        try: proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+
+
+def site_pages() -> list[str]:
+    "Every page of the built site, as a path under its root"
+    return sorted(str(p.parent.relative_to(SITE)) + '/' if p.parent != SITE else ''
+                  for p in SITE.rglob('index.html'))
+
+
+def check_site(browser) -> list[str]:  # a Playwright browser
+    "Load every page; the console errors and unrendered images found, as messages"
+    port = free_port()
+    problems = []
+    with server([sys.executable, '-m', 'http.server', str(port), '--bind', '127.0.0.1', '--directory', str(SITE)],
+                f'http://127.0.0.1:{port}/', SHOTS / 'site-server.log'):
+        page = browser.new_page(viewport={'width': 1280, 'height': 900})
+        errors = []
+        def on_console(msg):
+            # Material's header asks GitHub's API for the repository's stars and latest release (api.github.com):
+            # an extra that fails without a network, as here, and is not part of the page; every other error counts
+            if msg.type == 'error' and not msg.location.get('url', '').startswith('https://api.github.com/repos/'):
+                errors.append(f"{msg.text} ({msg.location.get('url')})")
+        page.on('console', on_console)
+        page.on('pageerror', lambda exc: errors.append(str(exc)))
+        pages = site_pages()
+        for path in pages:
+            errors.clear()
+            page.goto(f'http://127.0.0.1:{port}/{path}', wait_until='load', timeout=30_000)
+            images = page.eval_on_selector_all('img', '''imgs => imgs.map(i => {
+                i.scrollIntoView();
+                return [(i.getAttribute('src') || '').slice(0, 60), i.complete && i.naturalWidth > 0]; })''')
+            broken = [src for src, ok in images if not ok]
+            problems += [f'/{path}: console error: {e}' for e in errors]
+            problems += [f'/{path}: image does not render: {src}' for src in broken]
+            if path == '07_sampling/': page.screenshot(path=str(SHOTS / 'site-07_sampling.png'))
+        print(f'site: {len(pages)} pages loaded, images checked')
+        # Search: the index is built into the site and searched in the browser, with no server behind it
+        page.goto(f'http://127.0.0.1:{port}/', wait_until='load')
+        page.screenshot(path=str(SHOTS / 'site-home.png'))
+        page.keyboard.press('s')  # Material's shortcut for the search box
+        page.keyboard.type('temperature')
+        try:
+            page.wait_for_selector('.md-search-result__item', timeout=15_000)
+            hits = page.locator('.md-search-result__item').count()
+            print(f'site: search for "temperature" lists {hits} pages')
+        except Exception: problems.append('search for "temperature" found nothing')
+        page.screenshot(path=str(SHOTS / 'site-search.png'))
+        page.close()
+    return problems
+
+
+def notebook_copy(work: Path) -> Path:  # an empty folder
+    "The notebooks and the data they read, copied, with settings.ini so that nbdev finds its configuration"
+    shutil.copytree(ROOT / 'nbs', work / 'nbs', ignore=shutil.ignore_patterns('.ipynb_checkpoints', 'out*'))
+    shutil.copy(ROOT / 'settings.ini', work / 'settings.ini')
+    (work / 'data' / 'shakespeare_char').mkdir(parents=True)
+    shutil.copy(ROOT / 'data' / 'shakespeare_char' / 'input.txt', work / 'data' / 'shakespeare_char' / 'input.txt')
+    return work / 'nbs'
+
+
+def open_notebook(page, base: str, name: str):  # a page, the server's URL with its token, a notebook stem
+    "Open a notebook in JupyterLab and wait until its kernel is idle"
+    page.goto(f'{base[0]}/lab/tree/nbs/{name}.ipynb?token={base[1]}', wait_until='load', timeout=60_000)
+    page.wait_for_selector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell', timeout=60_000)
+    # the kernel started and connected: the status bar reads "Python 3 (ipykernel) | Idle" (cells run before that
+    # are dropped, not queued)
+    page.wait_for_function('() => [...document.querySelectorAll("#jp-main-statusbar .jp-StatusBar-TextItem")]'
+                           '.some(e => / \\| Idle$/.test(e.textContent))', timeout=90_000)
+    page.wait_for_timeout(500)
+
+
+def menu(page, *path: str):  # a page, the labels to click: a menu of the menu bar, then its item
+    "Run a JupyterLab command from the menu bar, as a learner does (e.g. Run > Run All Cells)"
+    page.keyboard.press('Escape')
+    page.locator('.lm-MenuBar-itemLabel', has_text=re.compile(f'^{re.escape(path[0])}$')).click()
+    for label in path[1:]:
+        page.locator('.lm-Menu:visible .lm-Menu-itemLabel', has_text=re.compile(f'^{re.escape(label)}$')).click()
+
+
+def run_all(page):  # a page showing a notebook
+    """Run > Run All Cells, until the run has visibly started: on a loaded machine JupyterLab now and then drops a run
+    asked for just after the kernel connected (the cells stay `[ ]`), so ask again, at most three times"""
+    started = r'''() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputPrompt')].some(
+        p => /\[(\*|\d+)\]/.test(p.textContent))'''
+    for attempt in range(3):
+        menu(page, 'Run', 'Run All Cells')
+        try:
+            page.wait_for_function(started, timeout=20_000)
+            return
+        except Exception: print(f'  Run All Cells did not start (attempt {attempt + 1}); asking again')
+    raise AssertionError('Run All Cells never started a cell')
+
+
+def wait_run_all(page, timeout_s: float):  # a page showing a notebook, the most seconds to wait
+    "Wait until every code cell ran (none shows `[*]`, the last is numbered); a traceback in an output fails at once"
+    state = page.wait_for_function(r'''() => {
+        const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+        const error = [...panel.querySelectorAll('.jp-OutputArea-output')]
+            .find(o => o.textContent.includes('Traceback (most recent call last)'));
+        if (error) return 'error: ' + error.textContent.slice(-1500);
+        const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);
+        return prompts.length && !prompts.some(p => p.includes('*')) && /\[\d+\]/.test(prompts[prompts.length - 1])
+            && 'done';
+    }''', timeout=timeout_s * 1000).json_value()
+    assert state == 'done', state
+
+
+def check_sliders(page, base):  # a page, the server's URL and token
+    "Lesson 07: run all, find the six sliders, move temperature with the keyboard, see the sample change"
+    open_notebook(page, base, '07_sampling')
+    run_all(page)
+    wait_run_all(page, 240)
+    interact = page.locator('.widget-interact').last
+    interact.wait_for(timeout=30_000)
+    sliders = interact.locator('.widget-slider')
+    assert sliders.count() == 6, f'{sliders.count()} sliders rendered, 6 expected'
+    sample = interact.locator('.widget-output')
+    page.wait_for_function('el => el.innerText.includes("ROMEO")', arg=sample.element_handle(), timeout=30_000)
+    before = sample.inner_text()
+    temperature = sliders.filter(has_text='temperature')
+    temperature.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / 'jupyterlab-07-sliders-before.png'))
+    readout = temperature.locator('.widget-readout')
+    value_before = readout.inner_text()
+    temperature.locator('.noUi-handle').focus()
+    for _ in range(8): page.keyboard.press('ArrowRight')  # 0.80 -> 1.20 in steps of 0.05; regenerates on release
+    page.wait_for_function('([el, old]) => el.innerText.includes("ROMEO") && el.innerText !== old',
+                           arg=[sample.element_handle(), before], timeout=60_000)
+    after = sample.inner_text()
+    page.wait_for_timeout(500)
+    temperature.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / 'jupyterlab-07-sliders-after.png'))
+    print(f'jupyterlab 07: 6 sliders; temperature {value_before} -> {readout.inner_text()} changed the sample '
+          f'({before[:40]!r}... -> {after[:40]!r}...)')
+
+
+def check_plot(page, base):  # a page, the server's URL and token
+    "Lesson 04: clear the committed outputs, run all, and see the attention maps render as images"
+    open_notebook(page, base, '04_attention')
+    menu(page, 'Edit', 'Clear Outputs of All Cells')
+    panel = '.jp-NotebookPanel:not(.lm-mod-hidden)'
+    page.wait_for_function(f'() => !document.querySelector("{panel} .jp-RenderedImage img")', timeout=10_000)
+    run_all(page)
+    wait_run_all(page, 120)
+    images = page.locator(f'{panel} .jp-RenderedImage img')
+    images.first.wait_for(timeout=30_000)
+    sizes = images.evaluate_all('imgs => imgs.map(i => [i.complete, i.naturalWidth, i.naturalHeight])')
+    assert sizes and all(ok and w > 0 for ok, w, h in sizes), sizes
+    images.last.scroll_into_view_if_needed()  # the attention maps of a trained head, at the end of the lesson
+    page.screenshot(path=str(SHOTS / 'jupyterlab-04-attention-plot.png'))
+    print(f'jupyterlab 04: {len(sizes)} plots rendered after a fresh run (first {sizes[0][1]}x{sizes[0][2]} px)')
+
+
+def check_unmodified(page, base, nbs: Path):  # a page, the server's URL and token, the copied notebooks
+    "Open a lesson, let the kernel start, save: the file must not change (nbdev's pre-save hook cleans it)"
+    name = '03_bigram'
+    before = (nbs / f'{name}.ipynb').read_bytes()
+    open_notebook(page, base, name)
+    page.wait_for_timeout(1000)
+    menu(page, 'File', 'Save Notebook')
+    page.wait_for_function('() => !document.querySelector(".lm-TabBar-tab.lm-mod-current.jp-mod-dirty")',
+                           timeout=15_000)
+    after = (nbs / f'{name}.ipynb').read_bytes()
+    assert after == before, f'saving {name} unchanged rewrote it: {len(before)} -> {len(after)} bytes'
+    print(f'jupyterlab {name}: opened and saved, the file is unchanged')
+
+
+def check_jupyterlab(browser):  # a Playwright browser
+    "Start JupyterLab on a copy of the notebooks and run the three checks above"
+    with tempfile.TemporaryDirectory(prefix='nanogpt-lab-') as tmp:
+        work = Path(tmp)
+        nbs = notebook_copy(work)
+        port, token = free_port(), secrets.token_hex(16)
+        env = dict(os.environ, IN_TEST='1', OMP_NUM_THREADS='1', JUPYTER_CONFIG_DIR=str(work / '.jupyter'),
+                   JUPYTER_RUNTIME_DIR=str(work / '.runtime'), MPLBACKEND='module://matplotlib_inline.backend_inline')
+        cmd = [sys.executable, '-m', 'jupyterlab', '--no-browser', '--allow-root', '--ip=127.0.0.1', f'--port={port}',
+               '--ServerApp.port_retries=0', f'--IdentityProvider.token={token}', f'--ServerApp.root_dir={work}',
+               f'--LabApp.user_settings_dir={work}/.lab-settings', f'--LabApp.workspaces_dir={work}/.lab-workspaces',
+               # what `nbdev_install_hooks` writes into ~/.jupyter: clean each notebook as it is saved
+               '--ContentsManager.pre_save_hook=nbdev.clean.clean_jupyter']
+        # no pop-up asking about Jupyter's news over the outputs
+        news = work / '.lab-settings' / '@jupyterlab' / 'apputils-extension' / 'notification.jupyterlab-settings'
+        news.parent.mkdir(parents=True)
+        news.write_text(json.dumps({'fetchNews': 'false', 'checkForUpdates': False}))
+        # every cell in the page, not only those in view, so that prompts and outputs can be read
+        windowing = work / '.lab-settings' / '@jupyterlab' / 'notebook-extension' / 'tracker.jupyterlab-settings'
+        windowing.parent.mkdir(parents=True)
+        windowing.write_text(json.dumps({'windowingMode': 'none'}))
+        with server(cmd, f'http://127.0.0.1:{port}/api/status?token={token}', SHOTS / 'jupyterlab.log',
+                    env=env, cwd=work):
+            page = browser.new_page(viewport={'width': 1400, 'height': 1000})
+            page.set_default_timeout(30_000)
+            base = (f'http://127.0.0.1:{port}', token)
+            try:
+                check_unmodified(page, base, nbs)
+                check_sliders(page, base)
+                check_plot(page, base)
+            except Exception:
+                page.screenshot(path=str(SHOTS / 'jupyterlab-failure.png'))
+                raise
+            finally: page.close()
+
+
+def on_deadline(signum, frame):
+    raise TimeoutError(f'the browser test ran past its {DEADLINE_S} s deadline')
+
+
+def main(parts: list) -> int:  # which checks: 'site', 'jupyterlab'
+    chromium = next((p for p in (shutil.which('chromium'), '/usr/bin/chromium') if p and Path(p).exists()), None)
+    if chromium is None:
+        if os.environ.get('NANOGPT_REQUIRE_BROWSER'):
+            print("browser test: no Chromium (apt-get install chromium); CI requires it")
+            return 1
+        print('browser test skipped: no Chromium here (apt-get install chromium runs it)')
+        return 0
+    if not (SITE / 'index.html').exists():
+        print(f'no site in {SITE.name}/: run python .ci/make_site.py first')
+        return 1
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    signal.signal(signal.SIGALRM, on_deadline)
+    signal.alarm(DEADLINE_S)
+    start = time.time()
+    from playwright.sync_api import sync_playwright
+    problems = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, args=['--no-sandbox'], timeout=60_000)
+            try:
+                if 'site' in parts:
+                    t = time.time()
+                    problems += check_site(browser)
+                    print(f'site checks: {time.time() - t:.0f} s')
+                if 'jupyterlab' in parts:
+                    t = time.time()
+                    check_jupyterlab(browser)
+                    print(f'jupyterlab checks: {time.time() - t:.0f} s')
+            finally: browser.close()
+    except Exception as e:
+        problems.append(f'{type(e).__name__}: {e}')
+    finally: signal.alarm(0)
+    for p in problems: print(p)
+    print(f'browser test: {len(problems)} problems in {time.time() - start:.0f} s; screenshots in {SHOTS}')
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:] or ['site', 'jupyterlab']))  # e.g. `python .ci/browser_test.py jupyterlab`
