@@ -27,9 +27,10 @@ from .model import GPT, GPTConfig
 from .runtime import StopRequest, autocast_context, compile_model, peak_flops, resolve_device, resolve_dtype
 
 # %% auto #0
-__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'TrainConfig', 'preset', 'configure_optimizer', 'get_lr', 'SingleProcess',
-           'train_step', 'check_fits', 'start_model', 'Run', 'check_config', 'setup', 'start_files', 'evaluate', 'save',
-           'log_step', 'evaluate_and_save', 'train_loop', 'train', 'read_log', 'plot_log']
+__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'RUN_FILES', 'TrainConfig', 'preset', 'configure_optimizer', 'get_lr',
+           'SingleProcess', 'train_step', 'check_fits', 'start_model', 'Run', 'check_config', 'check_out_dir', 'setup',
+           'start_files', 'evaluate', 'save', 'log_step', 'evaluate_and_save', 'train_loop', 'train', 'read_log',
+           'plot_log']
 
 # %% ../nbs/06_training.ipynb #f4893675
 @dataclass
@@ -84,6 +85,7 @@ class TrainConfig:
     sample_tokens: int = 300  # `nanogpt train` prints a sample this long at the end (0: none)
     dry_run: bool = False  # `nanogpt train`: print the run's memory estimate (lesson 06a) and whether it fits, then stop without training
     skip_memory_check: bool = False  # `nanogpt train`: start a GPU run even when the memory estimate says it will not fit
+    overwrite: bool = False  # start a new run in an out_dir that holds one, replacing its checkpoints and log (False: refuse)
     # LoRA (lesson 13): train small low-rank adapters beside frozen weights, through nanogpt.lora.train_lora
     lora_rank: int = 0  # rank of the adapters (0: no LoRA, every weight trains)
     lora_alpha: float | None = None  # the adapters' update is scaled by lora_alpha / lora_rank (None: lora_rank, a scale of 1)
@@ -337,6 +339,20 @@ def check_config(cfg: TrainConfig):  # the settings to check
         if not math.isfinite(value) or value < 0: raise ConfigError(f'{key} must be a finite number, 0 or more, got {value}.')
     if not 0 <= cfg.dropout < 1: raise ConfigError(f'dropout must be in [0, 1), got {cfg.dropout}.')
 
+
+RUN_FILES = ('ckpt.pt', 'best.pt', 'log.jsonl', 'eval.json')  # what a run leaves in its out_dir
+
+
+def check_out_dir(cfg: TrainConfig):  # the settings to check
+    "Refuse an out_dir that is a file, and a new run where a run already is, unless `overwrite` (nothing saved is lost by accident)"
+    out = Path(cfg.out_dir)
+    if out.exists() and not out.is_dir(): raise ConfigError(f'out_dir={cfg.out_dir} is a file: pass a folder for the run.')
+    if cfg.eval_only or cfg.init_from == 'resume' or cfg.overwrite: return
+    found = [name for name in RUN_FILES if (out / name).exists()]
+    if found:
+        raise ConfigError(f"out_dir={cfg.out_dir} already holds a run ({', '.join(found)}): continue it with --init_from=resume, "
+                          'choose another --out_dir, or pass --overwrite=True to replace it.')
+
 # %% ../nbs/06_training.ipynb #33e6a33a
 def setup(cfg: TrainConfig,  # the run's settings
           parallel: SingleProcess,  # one process, or lesson 09's Distributed
@@ -347,6 +363,7 @@ def setup(cfg: TrainConfig,  # the run's settings
     if cfg.lora_rank and prepare_model is None:
         raise ConfigError(f'lora_rank={cfg.lora_rank} asks for LoRA adapters, which nanogpt.lora.train_lora adds (lesson 13): call it '
                           'instead of train (the command line does), or set lora_rank=0.')
+    check_out_dir(cfg)  # after the settings' own checks, before anything is built or written
     device = parallel.start(resolve_device(cfg.device), cfg.backend, cfg.fsdp)
     dtype = resolve_dtype(cfg.dtype, device)
     if cfg.gradient_accumulation_steps == 1: cfg = replace(cfg, gradient_accumulation_steps=parallel.world_size)  # one each
@@ -383,8 +400,10 @@ def setup(cfg: TrainConfig,  # the run's settings
 
 
 def start_files(run: Run):  # a run on its main process
-    "Create out_dir, write the resolved config.json, and start Weights & Biases when asked"
+    "Create out_dir (clearing an old run's files when `overwrite` said to), write the resolved config.json, start Weights & Biases when asked"
     run.out_dir.mkdir(parents=True, exist_ok=True)
+    if run.cfg.overwrite and run.cfg.init_from != 'resume':
+        for name in RUN_FILES: (run.out_dir / name).unlink(missing_ok=True)
     atomic_write_bytes(run.out_dir / 'config.json', (json.dumps(run.resolved_config, indent=1) + '\n').encode())
     if not run.cfg.wandb_log: return
     try: import wandb
