@@ -29,8 +29,8 @@ from .runtime import StopRequest, autocast_context, compile_model, peak_flops, r
 # %% auto #0
 __all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'RUN_FILES', 'TrainConfig', 'preset', 'configure_optimizer', 'get_lr',
            'SingleProcess', 'train_step', 'check_fits', 'start_model', 'Run', 'check_config', 'check_out_dir', 'setup',
-           'start_files', 'evaluate', 'save', 'log_step', 'evaluate_and_save', 'train_loop', 'train', 'read_log',
-           'plot_log']
+           'reconcile_log', 'start_files', 'evaluate', 'save', 'log_step', 'evaluate_and_save', 'train_loop', 'train',
+           'read_log', 'plot_log']
 
 # %% ../nbs/06_training.ipynb #f4893675
 @dataclass
@@ -324,7 +324,8 @@ class Run:
     def log(self, record: dict):
         "Append one JSON line to log.jsonl (and to Weights & Biases when on), on the main process"
         if not self.parallel.is_main or self.cfg.eval_only: return  # eval_only writes nothing
-        with open(self.out_dir / 'log.jsonl', 'a') as f: f.write(json.dumps(record) + '\n')
+        strict = {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in record.items()}  # JSON has no NaN
+        with open(self.out_dir / 'log.jsonl', 'a') as f: f.write(json.dumps(strict) + '\n')
         if self.wandb_run is not None: self.wandb_run.log(record)
 
 
@@ -399,11 +400,31 @@ def setup(cfg: TrainConfig,  # the run's settings
     return run
 
 
+def reconcile_log(out_dir,  # a run's out_dir
+                  iter_num: int,  # the iteration its checkpoint holds
+                 ) -> int:
+    "Keep the lines of log.jsonl that the checkpoint covers (steps before `iter_num`, evaluations up to it); return how many went"
+    path = Path(out_dir) / 'log.jsonl'
+    if not path.exists(): return 0
+    kept, dropped = [], 0
+    for line in path.read_text().splitlines():
+        if not line.strip(): continue
+        try: record = json.loads(line)
+        except json.JSONDecodeError: dropped += 1; continue  # a line torn by a crash or a full disk
+        step = record.get('iter', 0)
+        if step < iter_num or (step == iter_num and 'lr' not in record): kept.append(line)
+        else: dropped += 1  # written after the checkpoint: the resumed run writes it again
+    if dropped: atomic_write_bytes(path, ''.join(line + '\n' for line in kept).encode())
+    return dropped
+
+
 def start_files(run: Run):  # a run on its main process
     "Create out_dir (clearing an old run's files when `overwrite` said to), write the resolved config.json, start Weights & Biases when asked"
     run.out_dir.mkdir(parents=True, exist_ok=True)
     if run.cfg.overwrite and run.cfg.init_from != 'resume':
         for name in RUN_FILES: (run.out_dir / name).unlink(missing_ok=True)
+    if run.cfg.init_from == 'resume' and (dropped := reconcile_log(run.out_dir, run.iter_num)):
+        run.say(f'log.jsonl: dropped {dropped} lines written after the checkpoint of iteration {run.iter_num} (they are redone now)')
     atomic_write_bytes(run.out_dir / 'config.json', (json.dumps(run.resolved_config, indent=1) + '\n').encode())
     if not run.cfg.wandb_log: return
     try: import wandb
