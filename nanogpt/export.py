@@ -103,11 +103,14 @@ def export_program(model: GPT,  # the model (put in eval mode)
                                    dynamic_shapes=dynamic_shapes(model.config))
 
 # %% ../nbs/11_export.ipynb #32ec0f05
-def require(module: str):  # an ONNX module: 'onnx', 'onnxscript', 'onnxruntime' or one of their submodules
-    "Import an optional dependency of ONNX export, or raise a `MissingError` that says how to install it"
+def require(module: str,  # an optional dependency: 'onnx', 'onnxruntime.quantization', ... (lesson 12: 'fastapi', 'uvicorn')
+            extra: str = 'export',  # the extra that installs it
+            purpose: str = 'ONNX export and ONNX Runtime',  # what needs it, for the message
+           ):
+    "Import an optional dependency, or raise a `MissingError` that says which extra installs it"
     try: return importlib.import_module(module)
     except ImportError:
-        raise MissingError(f'{module} is not installed; ONNX export and ONNX Runtime need it: pip install "nanogpt[export]"') from None
+        raise MissingError(f'{module} is not installed; {purpose} need it: pip install "nanogpt[{extra}]"') from None
 
 
 ONNX_INPUTS, ONNX_OUTPUTS = ['idx', 'past_keys', 'past_values'], ['logits', 'present_keys', 'present_values']

@@ -19,7 +19,8 @@ import torch
 from fastcore.basics import patch
 
 from .errors import ConfigError, DataError, NanoGPTError
-from .sample import KVCache, apply_repetition_penalty, check_sampling_args, sample_next, window_start
+from .export import quantize_model, require
+from .sample import KVCache, apply_repetition_penalty, sample_next, window_start
 
 # %% auto #0
 __all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'PLAYGROUND', 'SlotCaches', 'held_back', 'TextStream', 'Completion', 'Engine',
@@ -255,6 +256,7 @@ class RequestError(NanoGPTError):
 
 NEUTRAL = {'n': 1, 'best_of': 1, 'echo': False, 'logprobs': None, 'frequency_penalty': 0, 'presence_penalty': 0, 'suffix': None,
            'logit_bias': None, 'user': ..., 'stream_options': ...}  # OpenAI's fields we accept at these values (...: any value)
+COMPLETION_FIELDS = {'model', 'prompt', 'max_tokens', 'temperature', 'top_p', 'top_k', 'repetition_penalty', 'stop', 'seed', 'stream'}
 
 
 def _number(body: dict, name: str, default, kind=float, low=None, high=None, low_open=False):
@@ -305,14 +307,11 @@ def parse_completion(body,  # the decoded JSON body
     return dict(settings, ids=ids), warnings
 
 
-COMPLETION_FIELDS = {'model', 'prompt', 'max_tokens', 'temperature', 'top_p', 'top_k', 'repetition_penalty', 'stop', 'seed', 'stream'}
 
 # %% ../nbs/12_serving.ipynb #a6895d68
-def _require(module: str):
-    "Import a module of the serving extra, or say how to install it"
-    import importlib
-    try: return importlib.import_module(module)
-    except ImportError: raise ConfigError(f'Serving needs {module}: pip install "nanogpt[serve]"') from None
+def _require(module: str):  # a module of the serving extra: 'fastapi', 'fastapi.responses' or 'uvicorn'
+    "Lesson 11's `require`, naming the serving extra"
+    return require(module, 'serve', 'Serving and `nanogpt serve`')
 
 
 async def _read_body(request,  # the starlette Request
@@ -487,9 +486,7 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
     uvicorn = _require('uvicorn')
     if quantize and device != 'cpu': raise ConfigError(f'--quantize {quantize} runs on the CPU; pass --device=cpu or drop --quantize.')
     model, tokenizer = load_model(source, device)
-    if quantize:
-        from nanogpt.export import quantize_model
-        model = quantize_model(model, quantize)
+    if quantize: model = quantize_model(model, quantize)
     name = name or Path(str(source)).name
     app = make_app(model, tokenizer, name, api_key, max_tokens_limit, slots)
     class Server(uvicorn.Server):
