@@ -5,6 +5,7 @@
 # %% ../nbs/05a_checkpoint.ipynb #15297e1e
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import pickle
@@ -21,8 +22,8 @@ from .tokenizers import tokenizer_from_meta
 
 # %% auto #0
 __all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'TOKENIZER_FILE', 'clean_state_dict', 'rng_state',
-           'set_rng_state', 'save_checkpoint', 'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters',
-           'read_nanogpt_meta', 'from_nanogpt', 'load_weights', 'load_model']
+           'set_rng_state', 'tensor_digest', 'save_checkpoint', 'load_checkpoint', 'build_model', 'find_checkpoint',
+           'fold_adapters', 'read_nanogpt_meta', 'from_nanogpt', 'load_weights', 'load_model']
 
 # %% ../nbs/05a_checkpoint.ipynb #21ac8027
 CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has every key
@@ -63,13 +64,27 @@ def set_rng_state(state: dict):  # what `rng_state` returned
     if 'cuda' in state and torch.cuda.is_available(): torch.cuda.set_rng_state_all(state['cuda'])
 
 # %% ../nbs/05a_checkpoint.ipynb #3a5168c2
+def tensor_digest(value,  # tensors in dicts and lists, in a fixed order
+                 ) -> str:
+    "SHA-256 of every tensor's dtype, shape and bytes inside `value`, in order"
+    digest = hashlib.sha256()
+    def visit(v):
+        if isinstance(v, torch.Tensor):
+            digest.update(f'{v.dtype}{tuple(v.shape)}'.encode())
+            digest.update(v.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+        elif isinstance(v, dict): [visit(x) for x in v.values()]
+        elif isinstance(v, (list, tuple)): [visit(x) for x in v]
+    visit(value)
+    return digest.hexdigest()
+
+
 def save_checkpoint(path,  # the file to write
                     checkpoint: dict):  # every key of CHECKPOINT_SCHEMA
     "Write `checkpoint` to `path` atomically: a crash mid-save keeps the previous file"
     missing = [k for k in CHECKPOINT_KEYS if k not in checkpoint]
     if missing: raise KeyError(f'A checkpoint needs every key of CHECKPOINT_SCHEMA; this one lacks {missing}.')
     buffer = io.BytesIO()
-    torch.save(checkpoint, buffer)
+    torch.save({**checkpoint, 'digest': tensor_digest([checkpoint['model'], checkpoint['optimizer']])}, buffer)
     atomic_write_bytes(path, buffer.getvalue())
 
 
@@ -84,10 +99,15 @@ def load_checkpoint(path,  # a checkpoint file
     try:
         checkpoint = torch.load(path, map_location=device, weights_only=True)
     except Exception as e:  # zip, pickle and I/O errors alike: the file is unusable
-        raise CheckpointError(f'{path} is not a readable checkpoint (truncated, corrupt, or holding more than tensors '
-                              f'and plain values: {describe(e, 120)}). Use another copy (best.pt), or start again with '
-                              '--init_from=scratch.') from None
+        if 'Unsupported global' in str(e):  # a pickle that names a class or function: code would run
+            raise CheckpointError(f'{path} holds objects other than tensors and plain values, which could run code when loaded, '
+                                  'so it was not loaded: use a checkpoint from a source you trust.') from None
+        raise CheckpointError(f'{path} is not a readable checkpoint, truncated or corrupt ({describe(e, 120)}). Use another copy '
+                              '(best.pt), or start again with --init_from=scratch.') from None
     if not isinstance(checkpoint, dict): raise CheckpointError(f'{path} holds a {type(checkpoint).__name__}, not a checkpoint.')
+    if 'digest' in checkpoint and checkpoint['digest'] != tensor_digest([checkpoint.get('model'), checkpoint.get('optimizer')]):
+        raise CheckpointError(f'{path} is damaged: its weights or optimizer state differ from the digest saved with them (a flipped '
+                              'bit on the disk or in a copy). Use another copy (best.pt), or start again with --init_from=scratch.')
     missing = [k for k in keys if k not in checkpoint]
     if missing:
         what = 'a nanoGPT checkpoint, which cannot be resumed exactly' if 'rng' in missing and 'model' in checkpoint \

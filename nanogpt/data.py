@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import tempfile
 import urllib.request
 from pathlib import Path
@@ -40,11 +41,11 @@ def sha256_file(path) -> str:
 
 def atomic_file(path,  # the file to write
                 write):  # called with the path of a temporary file beside it, which it writes
-    "Write `path` through a temporary file in the same folder, moved into place only when complete, so a crash never leaves half a file"
+    "Write `path` through a temporary file in the same folder (`NAME.XXXXXXXX.tmpSUFFIX`), moved into place only when complete, so a crash never leaves half a file"
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + '.', suffix='.tmp' + path.suffix)
-    os.close(fd)
+    tmp = path.with_name(f'{path.name}.{secrets.token_hex(4)}.tmp{path.suffix}')
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the mode the umask allows, as open() gives (mkstemp: 0600)
     try:
         write(tmp)
         os.replace(tmp, path)

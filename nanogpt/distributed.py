@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from contextlib import nullcontext
+from datetime import timedelta
 
 import torch
 import torch.distributed as dist
@@ -41,6 +42,7 @@ class ProcessGroup(SingleProcess):
     def start(self, device: str,  # the resolved device
               backend: str = 'nccl',  # the backend to use on CUDA
               fsdp: bool = False,  # shard the model (FSDP) instead of copying it (DDP)
+              timeout: float = 600.0,  # seconds a collective waits for the other processes before it fails
              ) -> str:
         "Join the process group (NCCL on CUDA, gloo on the CPU); returns this process's device"
         self.fsdp = fsdp and self.launched
@@ -50,7 +52,8 @@ class ProcessGroup(SingleProcess):
             torch.cuda.set_device(device)
         elif device != 'cpu':
             raise ConfigError(f'Distributed training runs on CUDA (NCCL) or the CPU (gloo), not on {device}: pass --device=cpu or cuda.')
-        if not dist.is_initialized(): dist.init_process_group(backend=backend if device.startswith('cuda') else 'gloo')
+        if not dist.is_initialized():
+            dist.init_process_group(backend=backend if device.startswith('cuda') else 'gloo', timeout=timedelta(seconds=timeout))
         return device
 
     def local_steps(self, accumulation_steps: int,  # micro-batches per optimizer step across all processes

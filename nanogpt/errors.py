@@ -5,10 +5,12 @@
 # %% ../nbs/00_errors.ipynb #10981954
 from __future__ import annotations
 
+import errno
 import re
 
 # %% auto #0
-__all__ = ['NanoGPTError', 'ConfigError', 'DataError', 'MissingError', 'CheckpointError', 'TrainingError', 'describe']
+__all__ = ['OS_ERROR_ADVICE', 'NanoGPTError', 'ConfigError', 'DataError', 'MissingError', 'CheckpointError', 'TrainingError',
+           'describe', 'os_error_message']
 
 # %% ../nbs/00_errors.ipynb #457e93f0
 class NanoGPTError(Exception):
@@ -43,3 +45,25 @@ def describe(error: BaseException,  # any exception
     message = lines[0] if lines else ''
     if len(message) > limit: message = message[:limit - 3] + '...'
     return f'{type(error).__name__}: {message}' if message else type(error).__name__
+
+# %% ../nbs/00_errors.ipynb #4233f90c
+OS_ERROR_ADVICE = {  # errno -> what the user can do
+    errno.ENOSPC: 'free some space on that disk, or write somewhere else',
+    errno.EDQUOT: 'free some space within your quota, or write somewhere else',
+    errno.EACCES: 'choose a folder you may write to, or change its permissions',
+    errno.EPERM: 'choose a folder you may write to, or change its permissions',
+    errno.EROFS: 'that file system is read-only: choose a folder on a writable one',
+    errno.ENAMETOOLONG: 'use a shorter name',
+    errno.ENOTDIR: 'a part of that path is a file, not a folder: choose another path',
+    errno.EISDIR: 'that is a folder: name a file',
+    errno.ENOENT: 'check the path',
+}
+
+
+def os_error_message(error: OSError,  # what the operating system raised
+                    ) -> str:
+    "One line: what failed, on which file, and what to do"
+    where = f' ({error.filename})' if error.filename else ''
+    what = error.strerror or describe(error)
+    advice = OS_ERROR_ADVICE.get(error.errno)
+    return f'{what}{where}' + (f': {advice}.' if advice else '.')

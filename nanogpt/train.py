@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import time
 import warnings
@@ -22,15 +23,17 @@ from .bigram import estimate_loss
 from .checkpoint import (build_model, clean_state_dict, load_checkpoint, load_weights, rng_state, save_checkpoint,
                                 set_rng_state)
 from .data import BatchLoader, atomic_write_bytes, load_meta
-from .errors import ConfigError, TrainingError
+from .errors import ConfigError, TrainingError, os_error_message
 from .model import GPT, GPTConfig
 from .runtime import StopRequest, autocast_context, compile_model, peak_flops, resolve_device, resolve_dtype
 
 # %% auto #0
-__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'RUN_FILES', 'TrainConfig', 'preset', 'configure_optimizer', 'get_lr',
-           'SingleProcess', 'train_step', 'check_fits', 'start_model', 'Run', 'check_config', 'check_out_dir', 'setup',
-           'reconcile_log', 'start_files', 'evaluate', 'save', 'log_step', 'evaluate_and_save', 'train_loop', 'train',
-           'read_log', 'plot_log']
+__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'RUN_FILES', 'BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE',
+           'TrainConfig', 'preset', 'configure_optimizer', 'get_lr', 'SingleProcess', 'train_step', 'check_fits',
+           'data_record', 'check_resume', 'start_model', 'Run', 'check_config', 'RunLock', 'claim_out_dir', 'setup',
+           'build_run', 'reconcile_log', 'start_files', 'evaluate', 'save', 'log_step', 'Budget', 'shape_config',
+           'shape_params', 'shape_throughput', 'budget_shape', 'evaluate_and_save', 'train_loop', 'train', 'read_log',
+           'plot_log']
 
 # %% ../nbs/06_training.ipynb #f4893675
 @dataclass
@@ -75,6 +78,7 @@ class TrainConfig:
     # system
     backend: str = 'nccl'  # distributed backend on CUDA under torchrun (the CPU always uses gloo; lesson 09)
     fsdp: bool = False  # ours: under torchrun, shard parameters, gradients and optimizer state across processes (lesson 09)
+    ddp_timeout: float = 600.0  # ours: under torchrun, seconds a process waits for the others in a collective before the run fails (lesson 09)
     device: str = 'auto'  # 'auto' (cuda > mps > cpu), 'cpu', 'cuda', 'cuda:1', 'mps' (nanoGPT: 'cuda')
     dtype: str = 'auto'  # 'auto' (the best per device), 'float32', 'bfloat16', 'float16' (nanoGPT: bfloat16 if supported, else float16)
     compile: bool = False  # torch.compile the model, falling back with a warning where it fails (nanoGPT: True)
@@ -86,6 +90,7 @@ class TrainConfig:
     dry_run: bool = False  # `nanogpt train`: print the run's memory estimate (lesson 06a) and whether it fits, then stop without training
     skip_memory_check: bool = False  # `nanogpt train`: start a GPU run even when the memory estimate says it will not fit
     overwrite: bool = False  # start a new run in an out_dir that holds one, replacing its checkpoints and log (False: refuse)
+    time_budget: float = 0.0  # seconds of wall time for the whole run, evaluations included (0: none); the cosine then reaches min_lr when it runs out, and max_iters only caps it
     # LoRA (lesson 13): train small low-rank adapters beside frozen weights, through nanogpt.lora.train_lora
     lora_rank: int = 0  # rank of the adapters (0: no LoRA, every weight trains)
     lora_alpha: float | None = None  # the adapters' update is scaled by lora_alpha / lora_rank (None: lora_rank, a scale of 1)
@@ -145,12 +150,15 @@ def configure_optimizer(model: nn.Module,  # the model to train
 # %% ../nbs/06_training.ipynb #86285894
 def get_lr(it: int,  # the iteration
            cfg: TrainConfig,  # its learning_rate, min_lr, warmup_iters, lr_decay_iters and decay_lr
+           progress: float | None = None,  # a time budget's share of the decay done (0 -> 1), in place of the iteration's
           ) -> float:
     "Learning rate at iteration `it`: linear warmup, cosine decay to `min_lr`, then `min_lr`"
     if not cfg.decay_lr: return cfg.learning_rate
     if it < cfg.warmup_iters: return cfg.learning_rate * (it + 1) / (cfg.warmup_iters + 1)
-    if it >= cfg.lr_decay_iters: return cfg.min_lr
-    progress = (it - cfg.warmup_iters) / (cfg.lr_decay_iters - cfg.warmup_iters)  # 0 -> 1
+    if progress is None:
+        if it >= cfg.lr_decay_iters: return cfg.min_lr
+        progress = (it - cfg.warmup_iters) / (cfg.lr_decay_iters - cfg.warmup_iters)  # 0 -> 1
+    progress = min(progress, 1.0)
     return cfg.min_lr + 0.5 * (1 + math.cos(math.pi * progress)) * (cfg.learning_rate - cfg.min_lr)
 
 # %% ../nbs/06_training.ipynb #2a175b1f
@@ -164,6 +172,7 @@ class SingleProcess:
     def start(self, device: str,  # the resolved device
               backend: str,  # the backend to use on CUDA
               fsdp: bool,  # shard the model instead of copying it
+              timeout: float = 600.0,  # seconds to wait for the other processes in a collective
              ) -> str:
         "Join the other processes; returns this process's device"
         return device
@@ -268,6 +277,31 @@ def check_fits(model_args: dict,  # the checkpoint's GPTConfig fields
         raise ConfigError(f'{name} holds a model with {", ".join(f"{k}={model_args[k]} (asked: {getattr(cfg, k)})" for k in conflicts)}: {hint}')
 
 # %% ../nbs/06_training.ipynb #53f7eed8
+def data_record(cfg: TrainConfig,  # the run's settings
+                meta: dict,  # its dataset's meta.json
+               ) -> dict:
+    "What identifies a run's data, saved in every checkpoint: the dataset's name, its source's SHA-256 and its token counts"
+    return {'dataset': cfg.dataset, 'source_sha256': meta.get('source_sha256'), 'tokens': meta['tokens']}
+
+
+def check_resume(checkpoint: dict,  # the ckpt.pt to resume
+                 cfg: TrainConfig,  # this run's settings
+                 meta: dict,  # this run's dataset's meta.json
+                 path,  # the checkpoint, for messages
+                ):
+    "Refuse to resume on other data than the run's (a tokenizer can match while the text does not), or with nothing left to train"
+    saved, here = checkpoint.get('data') or {'dataset': checkpoint['config'].get('dataset')}, data_record(cfg, meta)
+    differs = [k for k in ('source_sha256', 'tokens') if k in saved and saved[k] != here[k]] or \
+        (['dataset'] if 'tokens' not in saved and saved['dataset'] != here['dataset'] else [])
+    if differs:
+        raise ConfigError(f"{path} was trained on {saved['dataset']}, but dataset={cfg.dataset} in {cfg.data_dir} holds other data "
+                          f"({', '.join(differs)} differ): resume with the dataset the run was trained on, or start a new run from "
+                          f'these weights with --init_from={cfg.out_dir} and another --out_dir.')
+    if checkpoint['iter_num'] >= cfg.max_iters and not (cfg.time_budget or cfg.eval_only):
+        raise ConfigError(f"{path} is at iteration {checkpoint['iter_num']:,} and max_iters is {cfg.max_iters:,}: there is nothing "
+                          f'left to train. Pass a larger --max_iters to train on (the cosine ends at lr_decay_iters={cfg.lr_decay_iters:,}).')
+
+# %% ../nbs/06_training.ipynb #f3ca0d19
 def start_model(cfg: TrainConfig,  # the run's settings
                 meta: dict,  # its dataset's meta.json
                 device: str,  # where the model goes
@@ -282,6 +316,7 @@ def start_model(cfg: TrainConfig,  # the run's settings
         path = Path(cfg.out_dir) / 'ckpt.pt'
         checkpoint = load_checkpoint(path, device)
         check_fits(checkpoint['model_args'], checkpoint['tokenizer'], cfg, meta, path)
+        check_resume(checkpoint, cfg, meta, path)
         model = build_model(checkpoint, **keep)
     else:  # fine-tuning: GPT-2, a Hugging Face-layout folder, or a run's folder
         model, tokenizer = load_weights(cfg.init_from, 'cpu', **keep)
@@ -310,12 +345,20 @@ class Run:
     best_val_loss: float = float('inf')
     wandb_run: object = None
     extra: dict = field(default_factory=dict)  # more keys for every checkpoint, from `prepare_model` (lesson 13: the LoRA adapter's record)
+    budget: Budget | None = None  # the clock of a run with a time budget
+    lock: RunLock | None = None  # out_dir's lock, held by the main process while it writes there
+    saved_iter: int | None = None  # the iteration out_dir/ckpt.pt holds (None: not written yet)
 
     @property
     def out_dir(self) -> Path: return Path(self.cfg.out_dir)
 
     @property
     def resolved_config(self) -> dict: return {**asdict(self.cfg), 'device': self.device, 'dtype': self.dtype}  # config.json's
+
+    def kept(self) -> str:
+        "What is on disk, for a message: the iteration ckpt.pt holds"
+        if self.saved_iter is None: return f'no checkpoint was written to {self.out_dir}'
+        return f'{self.out_dir / "ckpt.pt"} holds iteration {self.saved_iter:,}'
 
     def say(self, text: str):
         "Print on the main process only, above the progress bar when there is one"
@@ -328,7 +371,7 @@ class Run:
         with open(self.out_dir / 'log.jsonl', 'a') as f: f.write(json.dumps(strict) + '\n')
         if self.wandb_run is not None: self.wandb_run.log(record)
 
-
+# %% ../nbs/06_training.ipynb #272c0b4b
 def check_config(cfg: TrainConfig):  # the settings to check
     "Refuse settings that make no sense, naming the setting, before anything is built"
     for key in ('batch_size', 'gradient_accumulation_steps', 'eval_interval', 'eval_iters', 'block_size', 'n_layer', 'n_head', 'n_embd'):
@@ -339,33 +382,97 @@ def check_config(cfg: TrainConfig):  # the settings to check
         value = getattr(cfg, key)
         if not math.isfinite(value) or value < 0: raise ConfigError(f'{key} must be a finite number, 0 or more, got {value}.')
     if not 0 <= cfg.dropout < 1: raise ConfigError(f'dropout must be in [0, 1), got {cfg.dropout}.')
+    if not math.isfinite(cfg.ddp_timeout) or cfg.ddp_timeout <= 0: raise ConfigError(f'ddp_timeout must be a number of seconds above 0, got {cfg.ddp_timeout}.')
+    if not math.isfinite(cfg.time_budget) or cfg.time_budget < 0:
+        raise ConfigError(f'time_budget must be a number of seconds, 0 (none) or more, got {cfg.time_budget}.')
+    if cfg.n_embd is not None and cfg.n_head is not None and cfg.n_embd % cfg.n_head:
+        raise ConfigError(f'n_embd={cfg.n_embd} must be a multiple of n_head={cfg.n_head}: each head takes an equal share of the channels.')
+    if cfg.dataset in ('', '.', '..') or Path(cfg.dataset).name != cfg.dataset:
+        raise ConfigError(f'dataset={cfg.dataset!r} must be the name of a folder in data_dir (now {cfg.data_dir}), not a path: '
+                          'pass the folder that holds it as --data_dir.')
+
+# %% ../nbs/06_training.ipynb #d2bdca52
+class RunLock:
+    "An exclusive lock on a run's out_dir while a process writes there; the operating system drops it when the process ends"
+    def __init__(self, out_dir):  # the folder to lock
+        self.path, self.file, self.created = Path(out_dir) / '.lock', None, not Path(out_dir).exists()
+
+    def acquire(self) -> RunLock:
+        "Take the lock, or refuse with ConfigError: another run writes to this out_dir"
+        try: import fcntl
+        except ImportError: return self  # Windows: no flock, no lock
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while self.file is None:
+            file = open(self.path, 'a+')
+            try: fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                file.seek(0)
+                holder = file.read().strip() or 'unknown'
+                file.close()
+                raise ConfigError(f'out_dir={self.path.parent} is in use by another run (process {holder}): wait for it to end, '
+                                  'or choose another --out_dir.') from None
+            if self.path.exists() and self.path.stat().st_ino == os.fstat(file.fileno()).st_ino: self.file = file
+            else: file.close()  # the holder removed the file as we opened it: take the new one
+        self.file.seek(0); self.file.truncate(); self.file.write(f'{os.getpid()}\n'); self.file.flush()
+        return self
+
+    def release(self):
+        "Remove the lock file, then let the next run in"
+        if self.file is None: return
+        self.path.unlink(missing_ok=True)
+        self.file.close(); self.file = None
+
+    def abandon(self):
+        "Release, and remove the folder again when this run made it and nothing is in it (a run that failed to start)"
+        self.release()
+        if self.created and self.path.parent.is_dir() and not any(self.path.parent.iterdir()): self.path.parent.rmdir()
 
 
 RUN_FILES = ('ckpt.pt', 'best.pt', 'log.jsonl', 'eval.json')  # what a run leaves in its out_dir
 
 
-def check_out_dir(cfg: TrainConfig):  # the settings to check
-    "Refuse an out_dir that is a file, and a new run where a run already is, unless `overwrite` (nothing saved is lost by accident)"
+def claim_out_dir(cfg: TrainConfig,  # the run's settings
+                 ) -> RunLock | None:
+    "Lock out_dir for this run (None for eval_only, which writes nothing); refuse a file, and a new run where a run already is unless `overwrite`"
     out = Path(cfg.out_dir)
     if out.exists() and not out.is_dir(): raise ConfigError(f'out_dir={cfg.out_dir} is a file: pass a folder for the run.')
-    if cfg.eval_only or cfg.init_from == 'resume' or cfg.overwrite: return
+    if cfg.eval_only: return None
+    lock = RunLock(out).acquire()  # also finds an out_dir that cannot be written, before anything is built
     found = [name for name in RUN_FILES if (out / name).exists()]
-    if found:
+    if found and not (cfg.init_from == 'resume' or cfg.overwrite):
+        lock.release()
         raise ConfigError(f"out_dir={cfg.out_dir} already holds a run ({', '.join(found)}): continue it with --init_from=resume, "
                           'choose another --out_dir, or pass --overwrite=True to replace it.')
+    return lock
 
 # %% ../nbs/06_training.ipynb #33e6a33a
 def setup(cfg: TrainConfig,  # the run's settings
           parallel: SingleProcess,  # one process, or lesson 09's Distributed
           prepare_model=None,  # None, or (model, cfg, checkpoint or None) -> (model to train, extra checkpoint keys)
          ) -> Run:
-    "Check the settings, then build everything a run needs: device, data, model, optimizer, or all of it from ckpt.pt"
+    "Check the settings and lock out_dir, then build everything a run needs: device, data, model, optimizer, or all of it from ckpt.pt"
     check_config(cfg)
     if cfg.lora_rank and prepare_model is None:
         raise ConfigError(f'lora_rank={cfg.lora_rank} asks for LoRA adapters, which nanogpt.lora.train_lora adds (lesson 13): call it '
                           'instead of train (the command line does), or set lora_rank=0.')
-    check_out_dir(cfg)  # after the settings' own checks, before anything is built or written
-    device = parallel.start(resolve_device(cfg.device), cfg.backend, cfg.fsdp)
+    started = time.perf_counter()  # a time budget counts setting up (loading, compiling) too
+    lock = claim_out_dir(cfg) if parallel.is_main else None  # after the settings' own checks, before anything is built
+    try: run = build_run(cfg, parallel, prepare_model)
+    except BaseException:
+        if lock is not None: lock.abandon()
+        raise
+    run.lock = lock
+    if run.budget: run.budget.started -= time.perf_counter() - started
+    if parallel.is_main and not cfg.eval_only: start_files(run)
+    return run
+
+
+def build_run(cfg: TrainConfig,  # checked settings
+              parallel: SingleProcess,  # as for `setup`
+              prepare_model=None,  # as for `setup`
+             ) -> Run:
+    "The `Run` that `cfg` describes, its state restored from ckpt.pt when resuming"
+    device = parallel.start(resolve_device(cfg.device), cfg.backend, cfg.fsdp, cfg.ddp_timeout)
     dtype = resolve_dtype(cfg.dtype, device)
     if cfg.gradient_accumulation_steps == 1: cfg = replace(cfg, gradient_accumulation_steps=parallel.world_size)  # one each
     micro_steps = parallel.local_steps(cfg.gradient_accumulation_steps)  # it counts micro-batches across all processes
@@ -394,12 +501,12 @@ def setup(cfg: TrainConfig,  # the run's settings
     example = (torch.zeros(cfg.batch_size, cfg.block_size, dtype=torch.long, device=device),) * 2
     eval_model = compile_model(model, example, ctx) if cfg.compile else model
     run = Run(cfg, parallel, device, dtype, meta, model, eval_model, parallel.wrap(eval_model), optimizer, loaders, ctx, scaler,
-              micro_steps, extra=extra)
-    if checkpoint is not None: run.iter_num, run.best_val_loss = checkpoint['iter_num'], checkpoint['best_val_loss']
-    if parallel.is_main and not cfg.eval_only: start_files(run)
+              micro_steps, extra=extra, budget=Budget(cfg.time_budget, **(checkpoint or {}).get('budget', {})) if cfg.time_budget else None)
+    if checkpoint is not None: run.iter_num, run.best_val_loss, run.saved_iter = (checkpoint['iter_num'], checkpoint['best_val_loss'],
+                                                                                  checkpoint['iter_num'])
     return run
 
-
+# %% ../nbs/06_training.ipynb #a0b5b8e6
 def reconcile_log(out_dir,  # a run's out_dir
                   iter_num: int,  # the iteration its checkpoint holds
                  ) -> int:
@@ -419,10 +526,13 @@ def reconcile_log(out_dir,  # a run's out_dir
 
 
 def start_files(run: Run):  # a run on its main process
-    "Create out_dir (clearing an old run's files when `overwrite` said to), write the resolved config.json, start Weights & Biases when asked"
+    "Prepare out_dir (under the run's lock): clear an old run when `overwrite` says so, drop what a killed save or run left, write config.json"
     run.out_dir.mkdir(parents=True, exist_ok=True)
     if run.cfg.overwrite and run.cfg.init_from != 'resume':
         for name in RUN_FILES: (run.out_dir / name).unlink(missing_ok=True)
+    leftovers = [p for name in (*RUN_FILES, 'config.json') for p in run.out_dir.glob(f'{name}.*.tmp*')]  # a save killed midway
+    for path in leftovers: path.unlink()
+    if leftovers: run.say(f'removed {len(leftovers)} temporary file(s) that a save cut short left in {run.out_dir}')
     if run.cfg.init_from == 'resume' and (dropped := reconcile_log(run.out_dir, run.iter_num)):
         run.say(f'log.jsonl: dropped {dropped} lines written after the checkpoint of iteration {run.iter_num} (they are redone now)')
     atomic_write_bytes(run.out_dir / 'config.json', (json.dumps(run.resolved_config, indent=1) + '\n').encode())
@@ -441,25 +551,33 @@ def evaluate(run: Run,  # the run to evaluate
     run.say(f"step {run.iter_num}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
     if not all(map(math.isfinite, losses.values())):
         raise TrainingError(f"The validation loss became {losses['val']} at iteration {run.iter_num}: nothing was saved, so "
-                            f'{run.out_dir / "ckpt.pt"} holds the last good state. Try a lower --learning_rate or --dtype=float32.')
+                            f'{run.kept()}. Try a lower --learning_rate or --dtype=float32.')
     run.log({'iter': run.iter_num, 'train_loss': losses['train'], 'val_loss': losses['val']})
     return losses
 
 
 def save(run: Run,  # the run to save
          *names: str):  # files to write in out_dir: 'ckpt.pt', 'best.pt'
-    "Write the run's checkpoint; every process takes part, the main process writes"
+    "Write the run's checkpoint, refusing weights that hold NaN or infinity; every process takes part, the main process writes"
+    finite = all(bool(torch.isfinite(p).all()) for p in run.model.parameters())
+    if run.parallel.any(not finite):
+        raise TrainingError(f'The weights hold NaN or infinity at iteration {run.iter_num}: nothing was saved, so {run.kept()}. '
+                            'Try a lower --learning_rate, --grad_clip=1.0, or --dtype=float32.')
     ranks = run.parallel.gather({'loaders': {name: loader.state_dict() for name, loader in run.loaders.items()}, 'rng': rng_state()})
     model_state, optimizer_state = run.parallel.state_dicts(run.model, run.optimizer)
     if not run.parallel.is_main: return
     state = {'model': clean_state_dict(model_state), 'optimizer': optimizer_state, 'model_args': asdict(run.model.config),
              'config': run.resolved_config, 'tokenizer': run.meta['tokenizer'],
              'iter_num': run.iter_num, 'best_val_loss': run.best_val_loss, 'rng': ranks[0]['rng'], 'loaders': ranks[0]['loaders'], **run.extra,
-             **({'ranks': ranks} if len(ranks) > 1 else {})}
-    for name in names: save_checkpoint(run.out_dir / name, state)
+             'data': data_record(run.cfg, run.meta), **({'ranks': ranks} if len(ranks) > 1 else {}),
+             **({'budget': run.budget.state()} if run.budget else {})}
+    for name in names:
+        save_checkpoint(run.out_dir / name, state)
+        if name == 'ckpt.pt': run.saved_iter = run.iter_num
 
 
 def log_step(run: Run,  # the run
+             step: int,  # the step's iteration
              loss: torch.Tensor,  # the step's loss, a tensor on the device
              norm: torch.Tensor,  # its gradient norm before clipping
              lr: float,  # its learning rate
@@ -467,71 +585,193 @@ def log_step(run: Run,  # the run
     "Wait for the step, then print and log it; a non-finite loss stops the run before anything is saved"
     loss, norm = run.parallel.mean(loss.item(), norm.item())  # the one device sync per log line
     if not math.isfinite(loss):
-        raise TrainingError(f'The loss became {loss} at iteration {run.iter_num}: stopped before saving, so '
-                            f'{run.out_dir / "ckpt.pt"} holds the last good state. Try a lower --learning_rate, '
-                            '--grad_clip=1.0, or --dtype=float32.')
+        raise TrainingError(f'The loss became {loss} at iteration {step}: stopped before saving, so {run.kept()}. '
+                            'Try a lower --learning_rate, --grad_clip=1.0, or --dtype=float32.')
     dt = time.perf_counter() - start
     tokens_per_sec = run.cfg.gradient_accumulation_steps * run.cfg.batch_size * run.cfg.block_size / dt
     peak = peak_flops(run.device, run.dtype)
     mfu = run.model.estimate_mfu(run.micro_steps * run.cfg.batch_size, dt, peak) if peak else None  # per device
-    run.say(f'iter {run.iter_num}: loss {loss:.4f}, time {dt * 1000:.2f}ms, {tokens_per_sec:,.0f} tok/s'
+    run.say(f'iter {step}: loss {loss:.4f}, time {dt * 1000:.2f}ms, {tokens_per_sec:,.0f} tok/s'
             f'{f", mfu {mfu * 100:.2f}%" if mfu else ""}, norm {norm:.2f}, lr {lr:.2e}')
-    run.log({'iter': run.iter_num, 'train_loss': loss, 'lr': lr, 'grad_norm': norm, 'ms': dt * 1000, 'tokens_per_sec': tokens_per_sec})
+    run.log({'iter': step, 'train_loss': loss, 'lr': lr, 'grad_norm': norm, 'ms': dt * 1000, 'tokens_per_sec': tokens_per_sec})
 
 # %% ../nbs/06_training.ipynb #a3467f46
+class Budget:
+    "The clock of a run with a time budget: time used, how far the cosine has come, whether one more step still fits"
+    def __init__(self, seconds: float,  # the whole budget, evaluations included
+                 used: float = 0.0,  # seconds spent before this process began (a resumed run)
+                 decay_start: float | None = None,  # seconds used when warmup ended (None: not yet)
+                 step_seconds: float = 0.0,  # one step's time, as measured lately
+                 eval_seconds: float = 0.0,  # one evaluation's time with its save, the longest measured
+                ):
+        self.seconds, self.used_before, self.decay_start = seconds, used, decay_start
+        self.step_seconds, self.eval_seconds, self.started = step_seconds, eval_seconds, time.perf_counter()
+
+    @property
+    def used(self) -> float: return self.used_before + time.perf_counter() - self.started  # seconds
+
+    def state(self) -> dict: return dict(used=self.used, decay_start=self.decay_start, step_seconds=self.step_seconds,
+                                         eval_seconds=self.eval_seconds)  # what a checkpoint keeps of the clock
+
+    def progress(self) -> float:
+        "How far the cosine has come (0 -> 1): the share used of the time between warmup's end and the closing evaluation"
+        if self.decay_start is None: self.decay_start = self.used
+        end = self.seconds - self.eval_seconds
+        return (self.used - self.decay_start) / max(end - self.decay_start, 1e-9)
+
+    def stepped(self, seconds: float):  # the time the last step took
+        "Record a step's time: a moving average, recent steps weighing most"
+        self.step_seconds = seconds if not self.step_seconds else 0.8 * self.step_seconds + 0.2 * seconds
+
+    def evaluated(self, seconds: float):  # the time the last evaluation and its save took
+        "Record an evaluation's time: the longest seen, to be safe"
+        self.eval_seconds = max(self.eval_seconds, seconds)
+
+    def room_for(self, evaluates: bool,  # whether the next step ends with an evaluation
+                ) -> bool:
+        "Whether the next step (with its evaluation) and the closing evaluation fit in what is left"
+        return self.used + self.step_seconds + (1 + evaluates) * self.eval_seconds <= self.seconds
+
+# %% ../nbs/06_training.ipynb #3db1cced
+BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384))  # (n_layer, n_embd): 09a_speed's ladder, and 6 x 384 for faster machines
+TOKENS_PER_PARAM = 2.0  # 09a_speed's sweep: the best shape at a fixed time budget saw about this many tokens per parameter
+TRAIN_SHARE = 0.9  # of a budget, the share spent on training steps (09a_speed measures it; the rest: setup, evaluations)
+
+
+def shape_config(n_layer: int,  # transformer blocks
+                 n_embd: int,  # width of the residual stream
+                ) -> dict:
+    "The `TrainConfig` overrides of a candidate shape for a time budget: model, batch, learning rate, evaluations"
+    lr = 4e-3 * min(1.0, 192 / n_embd)  # our preset's rate at 192 channels and below, then 1/width
+    return dict(n_layer=n_layer, n_head=max(4, n_embd // 64), n_embd=n_embd, block_size=64, batch_size=12, dropout=0.0,
+                learning_rate=lr, min_lr=lr / 10, warmup_iters=50, eval_interval=250, eval_iters=20)
+
+
+def shape_params(shape: dict,  # `shape_config`'s overrides
+                 vocab_size: int = 65,  # the tokenizer's (Tiny Shakespeare's characters: 65)
+                ) -> int:
+    "Parameters of that GPT without position embeddings, as nanoGPT counts them (built on the meta device: no memory, no RNG)"
+    with torch.device('meta'):
+        model = GPT(GPTConfig(vocab_size=vocab_size, bias=False, **{k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size')}))
+    return model.num_params()
+
+# %% ../nbs/06_training.ipynb #bf4243d8
+from .runtime import cached, machine_key, remember, time_steps
+
+
+def shape_throughput(shape: dict,  # `shape_config`'s overrides
+                     device: str = 'cpu',  # a resolved device
+                     vocab_size: int = 65,  # the tokenizer's
+                     seconds: float = 0.5,  # time spent measuring (at least a warm-up and two steps)
+                    ) -> float:
+    "Training tokens per second of `shape` on `device` (forward, backward, AdamW), measured once per machine and cached"
+    key = {'use': 'throughput', 'machine': machine_key(), 'device': device, 'vocab_size': vocab_size,
+           'shape': {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')}}
+    entry = cached(key)
+    if entry is not None and isinstance(entry.get('tokens_per_sec'), (int, float)) and entry['tokens_per_sec'] > 0:
+        return entry['tokens_per_sec']
+    state = rng_state()
+    try:
+        torch.manual_seed(0)
+        model = GPT(GPTConfig(vocab_size=vocab_size, bias=False, **{k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size')})).to(device)
+        optimizer = configure_optimizer(model, 0.1, shape['learning_rate'], (0.9, 0.99), device)
+        x = torch.randint(vocab_size, (shape['batch_size'], shape['block_size']), device=device)  # (B, T)
+        def step():
+            _, loss = model(x, x)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            if device.startswith('cuda'): torch.cuda.synchronize(device)
+        ms = time_steps({'step': step}, seconds)['step']
+    finally: set_rng_state(state)
+    tokens_per_sec = shape['batch_size'] * shape['block_size'] * 1000 / ms
+    remember(key, {'tokens_per_sec': tokens_per_sec})
+    return tokens_per_sec
+
+# %% ../nbs/06_training.ipynb #589643b8
+def budget_shape(time_budget: float,  # seconds for the whole run
+                 device: str = 'cpu',  # a resolved device
+                 vocab_size: int = 65,  # the tokenizer's
+                 shapes=BUDGET_SHAPES,  # the candidates, (n_layer, n_embd) pairs
+                 measure=shape_throughput,  # measure(shape, device, vocab_size, seconds) -> training tokens per second
+                ) -> dict:
+    "`TrainConfig` overrides for a `time_budget` run on this machine: the shape whose tokens per parameter come nearest `TOKENS_PER_PARAM`"
+    seconds = min(1.0, 0.02 * time_budget / len(shapes))  # per candidate
+    def distance(shape: dict) -> float:
+        tokens = measure(shape, device, vocab_size, seconds) * TRAIN_SHARE * time_budget
+        return abs(math.log(tokens / shape_params(shape, vocab_size) / TOKENS_PER_PARAM))
+    return min((shape_config(*s) for s in shapes), key=distance)
+
+# %% ../nbs/06_training.ipynb #d2f691d0
 def evaluate_and_save(run: Run,  # the run, at an evaluation point
+                      final: bool = False,  # the run's last evaluation: ckpt.pt is written whatever the loss did
                      ) -> dict:
     "Evaluate; write best.pt when validation improved, and ckpt.pt as `always_save_checkpoint` says (always at the end)"
+    started = time.perf_counter()
     evaluation = evaluate(run)
     improved = evaluation['val'] < run.best_val_loss
     run.best_val_loss = min(run.best_val_loss, evaluation['val'])
-    last = run.cfg.always_save_checkpoint or improved or run.iter_num == run.cfg.max_iters
-    save(run, *(['ckpt.pt'] if last else []), *(['best.pt'] if improved else []))
+    save(run, *(['ckpt.pt'] if run.cfg.always_save_checkpoint or improved or final else []), *(['best.pt'] if improved else []))
+    if run.budget: run.budget.evaluated(time.perf_counter() - started)
     return evaluation
 
 
 def train_loop(run: Run,  # a run from `setup`
               ) -> dict:
-    "Step, log, evaluate and save until `max_iters` or Ctrl-C; returns the run's figures and its model"
-    cfg, start_iter, start_time = run.cfg, run.iter_num, time.perf_counter()
+    "Step, log, evaluate and save until `max_iters`, the end of the time budget, or Ctrl-C; returns the run's figures and its model"
+    cfg, start_iter, start_time, budget = run.cfg, run.iter_num, time.perf_counter(), run.budget
     if cfg.eval_only: return {'stopped': 'eval_only', 'eval': evaluate(run), 'iter_num': run.iter_num, 'model': run.model}
-    if run.iter_num == 0: evaluate_and_save(run)
-    losses = torch.zeros(max(cfg.max_iters - run.iter_num, 0), device=run.device)  # one per step, read once at the end
-    bar = tqdm(total=cfg.max_iters, initial=run.iter_num, disable=not (cfg.progress and run.parallel.is_main), unit='it')
+    if run.iter_num == 0 and run.saved_iter is None: evaluate_and_save(run)  # not again when resuming at 0
+    losses, stopped = [], 'max_iters'  # a tensor per step, read once at the end
+    bar = tqdm(total=None if budget else cfg.max_iters, initial=run.iter_num, disable=not (cfg.progress and run.parallel.is_main), unit='it')
     run.model.train()
     with StopRequest() as stop:
-        while run.iter_num < cfg.max_iters and not run.parallel.any(stop.requested):
-            lr = get_lr(run.iter_num, cfg)
+        while run.iter_num < cfg.max_iters:
+            if run.parallel.any(stop.requested): stopped = 'interrupted'; break
+            if budget and run.parallel.any(not budget.room_for((run.iter_num + 1) % cfg.eval_interval == 0)): stopped = 'time_budget'; break
+            lr = get_lr(run.iter_num, cfg, budget.progress() if budget and run.iter_num >= cfg.warmup_iters else None)
             for group in run.optimizer.param_groups: group['lr'] = lr
             start = time.perf_counter()
             loss, norm = train_step(run.step_model, run.optimizer, run.loaders['train'].next_batch, run.micro_steps,
                                     cfg.grad_clip, run.ctx, run.scaler, run.parallel)
-            losses[run.iter_num - start_iter] = loss
-            if cfg.log_interval and run.iter_num % cfg.log_interval == 0: log_step(run, loss, norm, lr, start)
-            run.iter_num += 1
+            losses.append(loss)
+            step, run.iter_num = run.iter_num, run.iter_num + 1  # the count moves with the weights: a save from here on is exact
+            if cfg.log_interval and step % cfg.log_interval == 0: log_step(run, step, loss, norm, lr, start)
             bar.update(1)
-            if run.iter_num % cfg.eval_interval == 0 or run.iter_num == cfg.max_iters: evaluate_and_save(run)
+            if budget: budget.stepped(time.perf_counter() - start)
+            if run.iter_num % cfg.eval_interval == 0 or run.iter_num == cfg.max_iters: evaluate_and_save(run, final=run.iter_num == cfg.max_iters)
     bar.close()
-    stopped = 'interrupted' if run.iter_num < cfg.max_iters else 'max_iters'
+    if stopped == 'time_budget' and run.saved_iter != run.iter_num:  # the closing evaluation, unless this iteration just had it
+        evaluate_and_save(run, final=True) if run.iter_num % cfg.eval_interval else save(run, 'ckpt.pt')
     if stopped == 'interrupted':
         save(run, 'ckpt.pt')
         run.say(f'interrupted: saved {run.out_dir / "ckpt.pt"} at iteration {run.iter_num}; continue with --init_from=resume')
     if run.wandb_run is not None: run.wandb_run.finish()
     seconds = time.perf_counter() - start_time
     return {'out_dir': str(run.out_dir), 'device': run.device, 'dtype': run.dtype, 'stopped': stopped, 'iter_num': run.iter_num,
-            'losses': run.parallel.mean(*losses[:run.iter_num - start_iter].tolist()), 'best_val_loss': run.best_val_loss,
+            'losses': run.parallel.mean(*(torch.stack(losses).tolist() if losses else [])), 'best_val_loss': run.best_val_loss,
             'seconds': seconds, 'ms_per_iter': seconds * 1000 / max(run.iter_num - start_iter, 1),
             'model': run.parallel.whole_model(run.model)}
 
-# %% ../nbs/06_training.ipynb #814b3b68
+# %% ../nbs/06_training.ipynb #f1707cbc
 def train(cfg: TrainConfig,  # the run's settings
           parallel: SingleProcess | None = None,  # None: one process; lesson 09's `Distributed` under torchrun
           prepare_model=None,  # as `setup`: changes the model before the optimizer is made (lesson 13's LoRA)
          ) -> dict:
     "Train a GPT as `cfg` says; returns the run's figures and the trained model"
-    parallel = parallel or SingleProcess()
-    try: return train_loop(setup(cfg, parallel, prepare_model))
-    finally: parallel.close()
+    parallel, run = parallel or SingleProcess(), None
+    try:
+        run = setup(cfg, parallel, prepare_model)
+        return train_loop(run)
+    except OSError as e:  # a full disk, a folder that became read-only: the user's to fix, in one line
+        if run is not None and run.parallel.world_size == 1 and run.saved_iter != run.iter_num:
+            try: save(run, 'ckpt.pt')  # the last state, if the disk takes it
+            except (OSError, TrainingError): pass
+        where = f'The run stopped at iteration {run.iter_num:,}; {run.kept()}' if run else 'Nothing was trained'
+        raise TrainingError(f'{os_error_message(e)} {where}.') from None
+    finally:
+        if run is not None and run.lock is not None: run.lock.release()
+        parallel.close()
 
 # %% ../nbs/06_training.ipynb #a8c8aab1
 def read_log(out_dir,  # a run's out_dir
