@@ -150,6 +150,8 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
         path = Path(source)
         if tokenizer is None: raise ConfigError('Preparing a text file needs --tokenizer char, gpt2 or bpe (with --vocab_size).')
         name = name or path.stem
+    if name in ('', '.', '..') or Path(name).name != name:  # nothing is written outside data_dir
+        raise ConfigError(f'--name {name!r} must be a plain folder name inside data_dir ({data_dir}), not a path: pass the folder above it as --data_dir.')
     if vocab_size is not None and tokenizer != 'bpe':
         raise ConfigError(f'--vocab_size is for --tokenizer bpe; the {tokenizer} tokenizer has a vocabulary of its own.')
     if not 0 < val_fraction < 1: raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
