@@ -27,9 +27,10 @@ from .pretrained import config_from_hf, hf_config, save_pretrained
 from .tokenizers import tokenizer_from_meta
 
 # %% auto #0
-__all__ = ['ONNX_INPUTS', 'ONNX_OUTPUTS', 'QUANTIZE_SCHEMES', 'FORMATS', 'NO_INT8', 'attend', 'ExportableGPT', 'empty_cache',
-           'dynamic_shapes', 'example_inputs', 'export_program', 'require', 'write_onnx', 'quantize_onnx', 'OnnxModel',
-           'load_onnx', 'quantize_model', 'export_model']
+__all__ = ['ONNX_INPUTS', 'ONNX_OUTPUTS', 'QUANTIZE_SCHEMES', 'FORMATS', 'NO_INT8', 'SAMPLING_PRECISIONS', 'MAX_LOSS_CHANGE',
+           'attend', 'ExportableGPT', 'empty_cache', 'dynamic_shapes', 'example_inputs', 'export_program', 'require',
+           'write_onnx', 'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model', 'export_model', 'with_precision',
+           'own_text', 'window_loss', 'digest', 'measure_sampling', 'pick_precision', 'choose_sampling_precision']
 
 # %% ../nbs/11_export.ipynb #7d065e6b
 def attend(attn: CausalSelfAttention,  # one block's attention layer
@@ -234,3 +235,94 @@ def export_model(model: GPT,  # the model to export (put in eval mode)
     atomic_write_bytes(path / 'config.json', (json.dumps(hf_config(model.config), indent=2) + '\n').encode())
     if tokenizer is not None: atomic_write_bytes(path / TOKENIZER_FILE, (json.dumps(tokenizer.to_meta()) + '\n').encode())
     return file
+
+# %% ../nbs/11_export.ipynb #65bf872b
+import functools
+import hashlib
+
+from .runtime import BF16_MARGIN, cached, machine_key, remember, time_steps
+from .sample import generate
+
+SAMPLING_PRECISIONS = ('float32', 'bf16', 'int8')  # float32 weights, and `quantize_model`'s two schemes
+MAX_LOSS_CHANGE = 0.01  # nats per token: the most a precision may move the loss
+
+
+def with_precision(model: GPT,  # a float32 model
+                   precision: str,  # one of SAMPLING_PRECISIONS
+                  ) -> GPT:
+    "`model` itself for float32, else the copy `quantize_model(model, precision)` makes"
+    if precision not in SAMPLING_PRECISIONS: raise ConfigError(f'Unknown precision {precision!r}: use {", ".join(SAMPLING_PRECISIONS)}.')
+    return model if precision == 'float32' else quantize_model(model, precision)
+
+
+def own_text(model: GPT,  # a float32 model on the CPU
+             rows: int = 8,  # how many texts
+             length: int = 128,  # tokens per text (at most the context)
+             seed: int = 1337,  # the same seed, the same texts
+            ) -> torch.Tensor:
+    "(rows, T + 1) token ids the model writes itself at temperature 1, each from token 0, T = min(length, block_size)"
+    start = torch.zeros(rows, 1, dtype=torch.long)  # (rows, 1)
+    return generate(model, start, min(length, model.config.block_size), generator=torch.Generator().manual_seed(seed))
+
+
+def window_loss(model: GPT,  # any model `generate` takes
+                windows: torch.Tensor,  # (B, T + 1) token ids
+               ) -> float:
+    "The mean loss of predicting windows[:, 1:] from windows[:, :-1], in float32 whatever the model's precision"
+    with torch.no_grad(): logits = model(windows[:, :-1], windows[:, 1:])[0].float()  # (B, T, V): every position
+    return F.cross_entropy(logits.flatten(0, 1), windows[:, 1:].flatten()).item()
+
+
+def digest(tensors,  # tensors (the weights, or a batch of ids)
+          ) -> str:
+    "A short fingerprint of the tensors' shapes and of about 4,000 evenly spaced values of each"
+    fingerprint = hashlib.sha1()
+    for tensor in tensors:
+        fingerprint.update(str(tuple(tensor.shape)).encode())
+        fingerprint.update(tensor.detach().flatten()[::max(1, tensor.numel() // 4096)].float().cpu().numpy().tobytes())
+    return fingerprint.hexdigest()[:16]
+
+# %% ../nbs/11_export.ipynb #cddb1f95
+def measure_sampling(model: GPT,  # a float32 model on the CPU, in eval mode
+                     windows: torch.Tensor,  # (B, T + 1) token ids to score
+                     tokens: int = 32,  # tokens per timed call (batch 1, greedy, with the KV cache)
+                     seconds: float = 2.0,  # time spent timing (at least two rounds after a warm-up)
+                    ) -> dict:
+    "For each of `SAMPLING_PRECISIONS`: milliseconds per token decoding at batch 1, and the loss on `windows`"
+    models = {precision: with_precision(model, precision) for precision in SAMPLING_PRECISIONS}
+    start = torch.zeros(1, 1, dtype=torch.long)  # (1, 1)
+    ms = time_steps({p: functools.partial(generate, m, start, tokens, temperature=0) for p, m in models.items()}, seconds)
+    return {p: {'ms/token': ms[p] / tokens, 'loss': window_loss(m, windows)} for p, m in models.items()}
+
+
+def pick_precision(figures: dict,  # what `measure_sampling` returned
+                   max_loss_change: float = MAX_LOSS_CHANGE,  # the most the loss may move
+                  ) -> str:
+    "The fastest precision whose loss is within `max_loss_change` of float32's and that is clearly faster than float32, else 'float32'"
+    base = figures['float32']
+    fit = [p for p, f in figures.items()
+           if abs(f['loss'] - base['loss']) <= max_loss_change and f['ms/token'] <= BF16_MARGIN * base['ms/token']]
+    return min(fit, key=lambda p: figures[p]['ms/token'], default='float32')
+
+
+def choose_sampling_precision(model: GPT,  # a float32 model on the CPU, in eval mode
+                              windows: torch.Tensor | None = None,  # (B, T + 1) ids to score; None: `own_text(model)`
+                              seconds: float = 2.0,  # time spent timing the decoders
+                              max_loss_change: float = MAX_LOSS_CHANGE,  # the most the loss may move
+                             ) -> tuple[str, str]:
+    "(precision, why): the fastest of `SAMPLING_PRECISIONS` for decoding on this CPU within `max_loss_change`, measured once and cached"
+    machine = machine_key()
+    key = {'use': 'sample', 'machine': machine, 'weights': digest(model.state_dict().values()),
+           'windows': 'own text' if windows is None else digest([windows]), 'max_loss_change': max_loss_change}
+    entry = cached(key)
+    if entry is not None and entry.get('precision') in SAMPLING_PRECISIONS and isinstance(entry.get('reason'), str):
+        return entry['precision'], entry['reason'] + '; cached)'
+    figures = measure_sampling(model, own_text(model) if windows is None else windows, seconds=seconds)
+    precision, base = pick_precision(figures, max_loss_change), figures['float32']['loss']
+    change = {p: f['loss'] - base for p, f in figures.items()}
+    others = ', '.join(f"{p} {f['ms/token']:.3g} ms ({change[p]:+.4f}{', too far' if abs(change[p]) > max_loss_change else ''})"
+                       for p, f in figures.items() if p != precision)
+    reason = (f"{precision}: {figures[precision]['ms/token']:.3g} ms/token (loss {change[precision]:+.4f}) against {others} "
+              f"on {machine['name']} (measured")
+    remember(key, {'precision': precision, 'reason': reason, 'figures': figures})
+    return precision, reason + ')'

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import json
+import os
 import platform
 import signal
 import sys
@@ -14,16 +16,20 @@ import threading
 import time
 import warnings
 from contextlib import nullcontext
+from pathlib import Path
 
 import torch
 import torch.nn as nn
 
 from .checkpoint import rng_state, set_rng_state
+from .data import atomic_write_bytes
 from .errors import ConfigError, describe
 
 # %% auto #0
-__all__ = ['DTYPES', 'PEAK_FLOPS', 'resolve_device', 'resolve_dtype', 'autocast_context', 'measured_cpu_flops', 'peak_flops',
-           'keep_freed_memory', 'configure_process', 'compile_model', 'StopRequest']
+__all__ = ['DTYPES', 'FEATURE_FLAGS', 'BF16_FLAGS', 'CACHE_FILE', 'BF16_MARGIN', 'PEAK_FLOPS', 'resolve_device', 'resolve_dtype',
+           'autocast_context', 'cpu_features', 'machine_key', 'training_step', 'time_steps', 'cache_dir', 'cached',
+           'remember', 'faster_dtype', 'choose_cpu_dtype', 'measured_cpu_flops', 'peak_flops', 'keep_freed_memory',
+           'configure_process', 'compile_model', 'StopRequest']
 
 # %% ../nbs/05b_runtime.ipynb #aa011e48
 DTYPES = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}
@@ -61,6 +67,120 @@ def autocast_context(device: str,  # a resolved device
     "Autocast to `dtype` on `device`, or nothing for float32"
     if dtype == 'float32': return nullcontext()
     return torch.autocast(device_type=device.split(':')[0], dtype=DTYPES[dtype])
+
+# %% ../nbs/05b_runtime.ipynb #fc164575
+FEATURE_FLAGS = ('avx2', 'avx512f', 'avx512_bf16', 'amx_tile', 'amx_bf16')  # x86 flags that decide the speed of bfloat16
+BF16_FLAGS = ('avx512_bf16', 'amx_bf16')  # either one: bfloat16 products in hardware
+
+
+def cpu_features() -> dict:
+    "This CPU's model name, and which of `FEATURE_FLAGS` it has (`flags` is None where /proc/cpuinfo lists no x86 flags)"
+    cpuinfo = Path('/proc/cpuinfo')
+    lines = cpuinfo.read_text().splitlines() if cpuinfo.is_file() else []
+    field = lambda key: next((line.split(':', 1)[1].strip() for line in lines if line.split(':')[0].strip() == key), None)
+    flags = field('flags')
+    return {'name': field('model name') or platform.processor() or platform.machine(),
+            'flags': None if flags is None else {flag: flag in flags.split() for flag in FEATURE_FLAGS}}
+
+
+def machine_key() -> dict:
+    "What a measured speed depends on besides the model: the CPU and its flags, PyTorch's version, the number of threads"
+    return {**cpu_features(), 'torch': torch.__version__, 'threads': torch.get_num_threads()}
+
+# %% ../nbs/05b_runtime.ipynb #a3f8e457
+def training_step(model: nn.Module,  # the model, as it will train (train mode)
+                  x: torch.Tensor,  # (B, T) input ids of one batch
+                  y: torch.Tensor,  # (B, T) target ids
+                 ):
+    "step(dtype): forward and backward of `model` on (x, y) under `autocast_context('cpu', dtype)`, its gradients cleared afterwards"
+    def step(dtype: str):
+        with autocast_context('cpu', dtype): _, loss = model(x, y)
+        loss.backward()
+        model.zero_grad(set_to_none=True)
+    return step
+
+
+def time_steps(steps: dict,  # name -> a function of no arguments to time
+               seconds: float,  # keep alternating until this much time has passed (at least two rounds)
+              ) -> dict:
+    "Milliseconds per call of each function: one warm-up call each, then rounds alternating between them; the fastest round of each"
+    for step in steps.values(): step()
+    times, start = {name: [] for name in steps}, time.perf_counter()
+    while min(map(len, times.values())) < 2 or time.perf_counter() - start < seconds:
+        for name, step in steps.items():
+            began = time.perf_counter()
+            step()
+            times[name].append(1000 * (time.perf_counter() - began))
+    return {name: min(ms) for name, ms in times.items()}
+
+# %% ../nbs/05b_runtime.ipynb #b0f1cb43
+CACHE_FILE = 'precision.json'
+
+
+def cache_dir() -> Path:
+    "Where measured choices are kept: $NANOGPT_CACHE_DIR, else $XDG_CACHE_HOME/nanogpt, else ~/.cache/nanogpt"
+    if os.environ.get('NANOGPT_CACHE_DIR'): return Path(os.environ['NANOGPT_CACHE_DIR'])
+    return Path(os.environ.get('XDG_CACHE_HOME') or Path.home() / '.cache') / 'nanogpt'
+
+
+def _cache_entries() -> dict:
+    "Every entry of the cache file; {} when it is missing or unreadable"
+    try: entries = json.loads((cache_dir() / CACHE_FILE).read_text())
+    except (OSError, ValueError): return {}  # missing, unreadable, or not JSON (UnicodeDecodeError is a ValueError)
+    return entries if isinstance(entries, dict) else {}
+
+
+def cached(key: dict,  # what the choice depends on (JSON-able)
+          ) -> dict | None:
+    "The entry `remember` stored under `key`, or None"
+    entry = _cache_entries().get(json.dumps(key, sort_keys=True))
+    return entry if isinstance(entry, dict) else None
+
+
+def remember(key: dict,  # what the choice depends on (JSON-able)
+             entry: dict,  # what to store (JSON-able)
+            ):
+    "Store `entry` under `key` in the cache file, written atomically; a cache that cannot be written is left alone"
+    entries = {**_cache_entries(), json.dumps(key, sort_keys=True): entry}
+    try:
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(cache_dir() / CACHE_FILE, (json.dumps(entries, indent=1) + '\n').encode())
+    except OSError: pass  # a read-only home: the next run measures again
+
+# %% ../nbs/05b_runtime.ipynb #99dd3fea
+BF16_MARGIN = 0.9  # bfloat16 only when its step takes at most this fraction of float32's
+
+
+def faster_dtype(ms: dict,  # milliseconds per step: {'float32': ..., 'bfloat16': ...}
+                ) -> str:
+    "'bfloat16' when its step takes at most `BF16_MARGIN` of float32's, else 'float32'"
+    return 'bfloat16' if ms['bfloat16'] <= BF16_MARGIN * ms['float32'] else 'float32'
+
+
+def choose_cpu_dtype(step,  # step(dtype) runs one training step under that dtype's autocast, leaving no gradients: `training_step`
+                     shape_key: dict,  # what the step's speed depends on, JSON-able: the model's config and the batch size
+                     seconds: float = 3.0,  # time spent measuring (at least two steps of each after a warm-up step)
+                     features: dict | None = None,  # `cpu_features()` (default: this CPU's)
+                    ) -> tuple[str, str]:
+    "('float32' or 'bfloat16', why): the faster training precision for this model on this CPU, measured once and cached"
+    features = features or cpu_features()
+    flags = features['flags']
+    if flags is not None and not any(flags[flag] for flag in BF16_FLAGS):
+        return 'float32', f"no bfloat16 hardware ({'AVX-512 without BF16' if flags['avx512f'] else 'AVX2 only'})"
+    key = {'use': 'train', 'machine': {**machine_key(), **features}, 'shape': shape_key}
+    entry = cached(key)
+    if entry is not None and entry.get('dtype') in ('float32', 'bfloat16') and isinstance(entry.get('reason'), str):
+        return entry['dtype'], entry['reason'] + '; cached)'
+    state = rng_state()
+    try: ms = time_steps({dtype: functools.partial(step, dtype) for dtype in ('float32', 'bfloat16')}, seconds)
+    finally: set_rng_state(state)
+    dtype = faster_dtype(ms)
+    f32, bf16 = (f'{ms[d]:.0f} ms' if ms[d] >= 10 else f'{ms[d]:.2g} ms' for d in ('float32', 'bfloat16'))
+    if dtype == 'bfloat16': reason = f'bfloat16 autocast: {bf16}/step against {f32} in float32'
+    else: reason = f'float32: {f32}/step against {bf16} in bfloat16 autocast' + (' (less than 10% faster)' if ms['bfloat16'] < ms['float32'] else '')
+    reason += f" on {features['name']} (measured"
+    remember(key, {'dtype': dtype, 'reason': reason, 'ms': ms})
+    return dtype, reason + ')'
 
 # %% ../nbs/05b_runtime.ipynb #5bc43c3e
 PEAK_FLOPS = {  # (GPU name as torch reports it, contains; dtype) -> dense FLOP/s from the data sheet (no sparsity)
@@ -135,16 +255,16 @@ def compile_model(model: nn.Module,  # the model to compile
 
 # %% ../nbs/05b_runtime.ipynb #c705d58b
 class StopRequest:
-    "Within the block, Ctrl-C (or SIGTERM) sets `.requested` instead of interrupting; Ctrl-C again a second later interrupts"
+    "Within the block, Ctrl-C (or SIGTERM) sets `.requested` (and `.signal`, its number) instead of interrupting; Ctrl-C again a second later interrupts"
     def __enter__(self):
-        self.requested, self.at, self.previous = False, 0.0, {}
+        self.requested, self.signal, self.at, self.previous = False, None, 0.0, {}
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM): self.previous[sig] = signal.signal(sig, self._handle)
         return self
 
     def _handle(self, signum, frame):
         if self.requested and signum == signal.SIGINT and time.monotonic() - self.at > 1: raise KeyboardInterrupt
-        if not self.requested: self.requested, self.at = True, time.monotonic()  # torchrun forwards the terminal's Ctrl-C: one stop
+        if not self.requested: self.requested, self.signal, self.at = True, signum, time.monotonic()  # torchrun forwards the terminal's Ctrl-C: one stop
 
     def __exit__(self, *exc):
         for sig, handler in self.previous.items(): signal.signal(sig, handler)

@@ -23,10 +23,10 @@ __all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', '
 def check_sampling_args(temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
                         repetition_penalty: float = 1.0):
     "Raise a clear `ValueError` for settings that make no sense"
-    if temperature < 0: raise ConfigError(f'temperature must be >= 0 (0 means greedy), got {temperature}.')
+    if not 0 <= temperature < float('inf'): raise ConfigError(f'temperature must be a number >= 0 (0 means greedy), got {temperature}.')
     if top_k is not None and top_k < 1: raise ConfigError(f'top_k must be at least 1 (or None for no limit), got {top_k}.')
     if top_p is not None and not 0 < top_p <= 1: raise ConfigError(f'top_p must be in (0, 1] (or None for no limit), got {top_p}.')
-    if repetition_penalty <= 0: raise ConfigError(f'repetition_penalty must be > 0 (1 means none), got {repetition_penalty}.')
+    if not 0 < repetition_penalty < float('inf'): raise ConfigError(f'repetition_penalty must be a number > 0 (1 means none), got {repetition_penalty}.')
 
 
 def apply_repetition_penalty(logits: torch.Tensor, context: torch.Tensor, penalty: float) -> torch.Tensor:
