@@ -25,15 +25,16 @@ from .checkpoint import (build_model, clean_state_dict, load_checkpoint, load_we
 from .data import BatchLoader, atomic_write_bytes, load_meta
 from .errors import ConfigError, TrainingError, os_error_message
 from .model import GPT, GPTConfig
-from .runtime import StopRequest, autocast_context, compile_model, peak_flops, resolve_device, resolve_dtype
+from .runtime import (StopRequest, autocast_context, choose_cpu_dtype, compile_model, peak_flops, resolve_device, resolve_dtype,
+                             training_step)
 
 # %% auto #0
 __all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'RUN_FILES', 'BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE',
            'TrainConfig', 'preset', 'configure_optimizer', 'get_lr', 'SingleProcess', 'train_step', 'check_fits',
-           'data_record', 'check_resume', 'start_model', 'Run', 'check_config', 'RunLock', 'claim_out_dir', 'setup',
-           'build_run', 'reconcile_log', 'start_files', 'evaluate', 'save', 'log_step', 'Budget', 'shape_config',
-           'shape_params', 'shape_throughput', 'budget_shape', 'evaluate_and_save', 'train_loop', 'train', 'read_log',
-           'plot_log']
+           'data_record', 'check_resume', 'measured_cpu_dtype', 'start_model', 'Run', 'check_config', 'RunLock',
+           'claim_out_dir', 'setup', 'build_run', 'reconcile_log', 'start_files', 'evaluate', 'save', 'log_step',
+           'Budget', 'shape_config', 'shape_params', 'shape_throughput', 'budget_shape', 'evaluate_and_save',
+           'train_loop', 'train', 'read_log', 'plot_log']
 
 # %% ../nbs/06_training.ipynb #f4893675
 @dataclass
@@ -91,6 +92,7 @@ class TrainConfig:
     skip_memory_check: bool = False  # `nanogpt train`: start a GPU run even when the memory estimate says it will not fit
     overwrite: bool = False  # start a new run in an out_dir that holds one, replacing its checkpoints and log (False: refuse)
     time_budget: float = 0.0  # seconds of wall time for the whole run, evaluations included (0: none); the cosine then reaches min_lr when it runs out, and max_iters only caps it
+    reserve_tokens: int = 0  # with time_budget: token positions a closing evaluation will score after the run (`nanogpt train` sets it), kept out of the budget at the measured evaluation speed
     # LoRA (lesson 13): train small low-rank adapters beside frozen weights, through nanogpt.lora.train_lora
     lora_rank: int = 0  # rank of the adapters (0: no LoRA, every weight trains)
     lora_alpha: float | None = None  # the adapters' update is scaled by lora_alpha / lora_rank (None: lora_rank, a scale of 1)
@@ -301,6 +303,18 @@ def check_resume(checkpoint: dict,  # the ckpt.pt to resume
         raise ConfigError(f"{path} is at iteration {checkpoint['iter_num']:,} and max_iters is {cfg.max_iters:,}: there is nothing "
                           f'left to train. Pass a larger --max_iters to train on (the cosine ends at lr_decay_iters={cfg.lr_decay_iters:,}).')
 
+# %% ../nbs/06_training.ipynb #b0319d58
+def measured_cpu_dtype(model: nn.Module,  # the model as it will train, before the optimizer
+                       cfg: TrainConfig,  # its batch_size, block_size, compile and lora_rank
+                       parallel: SingleProcess,  # the processes, which must agree
+                      ) -> tuple[str, str]:
+    "(dtype, why): float32 or bfloat16 autocast, whichever trains `model` faster on this CPU (lesson 05b), rank 0's for every process"
+    generator = torch.Generator().manual_seed(0)  # a batch of its own: the run's batches and random state stay as they are
+    x, y = (torch.randint(model.config.vocab_size, (cfg.batch_size, cfg.block_size), generator=generator) for _ in range(2))  # (B, T)
+    model.train()
+    shape = {**asdict(model.config), 'batch_size': cfg.batch_size, 'compile': cfg.compile, 'lora_rank': cfg.lora_rank}
+    return tuple(parallel.gather(choose_cpu_dtype(training_step(model, x, y), shape, seconds=1.0))[0])
+
 # %% ../nbs/06_training.ipynb #f3ca0d19
 def start_model(cfg: TrainConfig,  # the run's settings
                 meta: dict,  # its dataset's meta.json
@@ -382,6 +396,8 @@ def check_config(cfg: TrainConfig):  # the settings to check
         value = getattr(cfg, key)
         if not math.isfinite(value) or value < 0: raise ConfigError(f'{key} must be a finite number, 0 or more, got {value}.')
     if not 0 <= cfg.dropout < 1: raise ConfigError(f'dropout must be in [0, 1), got {cfg.dropout}.')
+    for key in ('beta1', 'beta2'):
+        if not getattr(cfg, key) < 1: raise ConfigError(f'{key} must be in [0, 1): it is the decay of a running average, got {getattr(cfg, key)}.')
     if not math.isfinite(cfg.ddp_timeout) or cfg.ddp_timeout <= 0: raise ConfigError(f'ddp_timeout must be a number of seconds above 0, got {cfg.ddp_timeout}.')
     if not math.isfinite(cfg.time_budget) or cfg.time_budget < 0:
         raise ConfigError(f'time_budget must be a number of seconds, 0 (none) or more, got {cfg.time_budget}.')
@@ -485,6 +501,7 @@ def build_run(cfg: TrainConfig,  # checked settings
         raise ConfigError(f"{cfg.out_dir}/ckpt.pt holds LoRA adapters of rank {checkpoint['lora']['rank']}: resume it with the same "
                           '--lora_rank (and the other --lora_ settings).')
     model, extra = prepare_model(model, cfg, checkpoint) if prepare_model else (model, {})  # before the optimizer sees the parameters
+    dtype, why = measured_cpu_dtype(model, cfg, parallel) if cfg.dtype == 'auto' and device == 'cpu' else (dtype, '')
     seed = cfg.seed + 1000 * parallel.rank  # each process draws its own batches
     loaders = {name: BatchLoader(dataset_dir, split, cfg.batch_size, cfg.block_size, device, seed=seed + i)
                for i, (name, split) in enumerate([('train', 'train'), ('eval_train', 'train'), ('eval_val', 'val')])}
@@ -501,7 +518,9 @@ def build_run(cfg: TrainConfig,  # checked settings
     example = (torch.zeros(cfg.batch_size, cfg.block_size, dtype=torch.long, device=device),) * 2
     eval_model = compile_model(model, example, ctx) if cfg.compile else model
     run = Run(cfg, parallel, device, dtype, meta, model, eval_model, parallel.wrap(eval_model), optimizer, loaders, ctx, scaler,
-              micro_steps, extra=extra, budget=Budget(cfg.time_budget, **(checkpoint or {}).get('budget', {})) if cfg.time_budget else None)
+              micro_steps, extra=extra, budget=Budget(cfg.time_budget, reserve=cfg.reserve_tokens / (2 * cfg.eval_iters * cfg.batch_size * cfg.block_size),
+                                                      **(checkpoint or {}).get('budget', {})) if cfg.time_budget else None)
+    if why: run.say(f'dtype {dtype}: {why}')
     if checkpoint is not None: run.iter_num, run.best_val_loss, run.saved_iter = (checkpoint['iter_num'], checkpoint['best_val_loss'],
                                                                                   checkpoint['iter_num'])
     return run
@@ -603,8 +622,9 @@ class Budget:
                  decay_start: float | None = None,  # seconds used when warmup ended (None: not yet)
                  step_seconds: float = 0.0,  # one step's time, as measured lately
                  eval_seconds: float = 0.0,  # one evaluation's time with its save, the longest measured
+                 reserve: float = 0.0,  # the work after the run (a closing evaluation), in evaluations' worth of time
                 ):
-        self.seconds, self.used_before, self.decay_start = seconds, used, decay_start
+        self.seconds, self.used_before, self.decay_start, self.reserve = seconds, used, decay_start, reserve
         self.step_seconds, self.eval_seconds, self.started = step_seconds, eval_seconds, time.perf_counter()
 
     @property
@@ -616,7 +636,7 @@ class Budget:
     def progress(self) -> float:
         "How far the cosine has come (0 -> 1): the share used of the time between warmup's end and the closing evaluation"
         if self.decay_start is None: self.decay_start = self.used
-        end = self.seconds - self.eval_seconds
+        end = self.seconds - (1 + self.reserve) * self.eval_seconds
         return (self.used - self.decay_start) / max(end - self.decay_start, 1e-9)
 
     def stepped(self, seconds: float):  # the time the last step took
@@ -630,12 +650,12 @@ class Budget:
     def room_for(self, evaluates: bool,  # whether the next step ends with an evaluation
                 ) -> bool:
         "Whether the next step (with its evaluation) and the closing evaluation fit in what is left"
-        return self.used + self.step_seconds + (1 + evaluates) * self.eval_seconds <= self.seconds
+        return self.used + self.step_seconds + (1 + evaluates + self.reserve) * self.eval_seconds <= self.seconds
 
 # %% ../nbs/06_training.ipynb #3db1cced
 BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384))  # (n_layer, n_embd): 09a_speed's ladder, and 6 x 384 for faster machines
-TOKENS_PER_PARAM = 2.0  # 09a_speed's sweep: the best shape at a fixed time budget saw about this many tokens per parameter
-TRAIN_SHARE = 0.9  # of a budget, the share spent on training steps (09a_speed measures it; the rest: setup, evaluations)
+TOKENS_PER_PARAM = 8.0  # 09a_speed's sweep: the best shape at a fixed time budget saw about 8 tokens per parameter (7.4 to 8.5)
+TRAIN_SHARE = 0.7  # of a budget, the share spent on training steps at the measured speed (09a_speed: 0.68; the rest: setup, evaluations, slower steps)
 
 
 def shape_config(n_layer: int,  # transformer blocks
@@ -697,10 +717,12 @@ def budget_shape(time_budget: float,  # seconds for the whole run
                 ) -> dict:
     "`TrainConfig` overrides for a `time_budget` run on this machine: the shape whose tokens per parameter come nearest `TOKENS_PER_PARAM`"
     seconds = min(1.0, 0.02 * time_budget / len(shapes))  # per candidate
-    def distance(shape: dict) -> float:
-        tokens = measure(shape, device, vocab_size, seconds) * TRAIN_SHARE * time_budget
-        return abs(math.log(tokens / shape_params(shape, vocab_size) / TOKENS_PER_PARAM))
-    return min((shape_config(*s) for s in shapes), key=distance)
+    best, best_distance = None, math.inf
+    for shape in sorted((shape_config(*s) for s in shapes), key=lambda shape: shape_params(shape, vocab_size)):
+        ratio = measure(shape, device, vocab_size, seconds) * TRAIN_SHARE * time_budget / shape_params(shape, vocab_size)
+        if abs(math.log(ratio / TOKENS_PER_PARAM)) < best_distance: best, best_distance = shape, abs(math.log(ratio / TOKENS_PER_PARAM))
+        if ratio < TOKENS_PER_PARAM: break  # a larger shape sees fewer tokens per parameter still: no need to measure it
+    return best
 
 # %% ../nbs/06_training.ipynb #d2f691d0
 def evaluate_and_save(run: Run,  # the run, at an evaluation point
@@ -748,7 +770,7 @@ def train_loop(run: Run,  # a run from `setup`
         run.say(f'interrupted: saved {run.out_dir / "ckpt.pt"} at iteration {run.iter_num}; continue with --init_from=resume')
     if run.wandb_run is not None: run.wandb_run.finish()
     seconds = time.perf_counter() - start_time
-    return {'out_dir': str(run.out_dir), 'device': run.device, 'dtype': run.dtype, 'stopped': stopped, 'iter_num': run.iter_num,
+    return {'out_dir': str(run.out_dir), 'device': run.device, 'dtype': run.dtype, 'stopped': stopped, 'signal': stop.signal, 'iter_num': run.iter_num,
             'losses': run.parallel.mean(*(torch.stack(losses).tolist() if losses else [])), 'best_val_loss': run.best_val_loss,
             'seconds': seconds, 'ms_per_iter': seconds * 1000 / max(run.iter_num - start_iter, 1),
             'model': run.parallel.whole_model(run.model)}
