@@ -6,7 +6,18 @@
 from __future__ import annotations
 
 import collections
+import contextlib
+import importlib.util
+import io
+import json
+import os
+import platform
+import re
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -17,11 +28,15 @@ import torch.nn.functional as F
 
 from .attention import MultiHeadAttention
 from .data import BatchLoader, load_meta, prepare
+from .errors import ConfigError, DataError, MissingError, TrainingError
 from .model import GPT, GPTConfig
 
 # %% auto #0
-__all__ = ['MODEL_SHAPES', 'rate', 'rates', 'reopening_get_batch', 'bench_loader', 'LectureGPT', 'linear_floor', 'bench_model',
-           'cropping_generate', 'weight_read_floor', 'bench_sample']
+__all__ = ['MODEL_SHAPES', 'ITER_LINE', 'EVAL_LINE', 'NANOGPT_FILES', 'NANOGPT_CPU_RECIPE', 'rate', 'rates',
+           'reopening_get_batch', 'bench_loader', 'LectureGPT', 'linear_floor', 'bench_model', 'cropping_generate',
+           'weight_read_floor', 'bench_sample', 'parse_train_output', 'step_ms', 'time_to_loss', 'loss_at',
+           'seeded_train_py', 'check_checkout', 'nanogpt_copy', 'recipe_args', 'run_timed', 'summarize_run', 'our_ms',
+           'import_nanogpt_model', 'bench_ref_generate', 'cpu_info', 'ref_rows', 'ref_table', 'bench_ref']
 
 # %% ../nbs/bench.ipynb #fe5fe928
 def rate(fn,  # the call to time
@@ -203,3 +218,242 @@ def bench_sample(shapes: dict = MODEL_SHAPES, vocab_size: int = 65, new_tokens: 
         print(f"{name:<32} {speed['nanogpt']:>16,.0f} {speed['no cache']:>9,.0f} {speed['cache']:>7,.0f} "
               f"{speed['cache'] / speed['no cache']:>8.1f}x {speed['cache'] / speed['nanogpt']:>10.1f}x {ceiling:>8,.0f} {ceiling / speed['no cache']:>7.1f}x")
     return rows
+
+# %% ../nbs/bench.ipynb #b3a649ef
+ITER_LINE = re.compile(r'^iter (\d+): loss ([-\d.naninf]+), time ([\d.]+)ms')  # a training step, both tools
+EVAL_LINE = re.compile(r'^step (\d+): train loss ([-\d.naninf]+), val loss ([-\d.naninf]+)')  # an evaluation, both tools
+
+
+def parse_train_output(lines: list,  # (seconds since the start, text) of each line a train.py-style run printed
+                      ) -> dict:
+    "The steps' times {iter: ms} and the evaluations [(seconds, iter, val loss)] a run printed"
+    ms, evals = {}, []
+    for seconds, text in lines:
+        if m := ITER_LINE.match(text.strip()): ms[int(m[1])] = float(m[3])
+        elif m := EVAL_LINE.match(text.strip()): evals.append((seconds, int(m[1]), float(m[3])))
+    return {'ms': ms, 'evals': evals}
+
+
+def step_ms(ms: dict,  # iteration -> milliseconds
+            eval_interval: int,  # evaluations happen at multiples of this
+            skip: int = 5,  # start-up iterations to leave out
+           ) -> list:
+    "The times of the steps that measure training alone: not the first `skip`, not one that shares its timer with an evaluation"
+    return [t for it, t in sorted(ms.items()) if it >= skip and it % eval_interval not in (0, eval_interval - 1)]
+
+
+def time_to_loss(evals: list,  # [(seconds, iter, val loss)], in order
+                 target: float,  # the validation loss to reach
+                ) -> float | None:
+    "Seconds until the validation loss first reached `target`, interpolated linearly between evaluations (None: never)"
+    for (t0, _, v0), (t1, _, v1) in zip([evals[0]] + evals, evals):
+        if v1 <= target: return t1 if v0 <= target or v0 == v1 else t0 + (t1 - t0) * (v0 - target) / (v0 - v1)
+    return None
+
+
+def loss_at(evals: list,  # [(seconds, iter, val loss)], in order
+            seconds: float,  # a wall-clock time
+           ) -> float | None:
+    "The validation loss of the last evaluation at or before `seconds` (None: none yet)"
+    return next((v for t, _, v in reversed(evals) if t <= seconds), None)
+
+# %% ../nbs/bench.ipynb #727b123b
+NANOGPT_FILES = ('train.py', 'model.py', 'configurator.py', 'config/train_shakespeare_char.py', 'data/shakespeare_char/prepare.py')
+_SEED_LINE = 'torch.manual_seed(1337 + seed_offset)'
+_CONFIG_KEYS_LINE = 'config_keys = ['
+
+
+def seeded_train_py(source: str) -> str:
+    "nanoGPT's train.py with a `seed` setting (default 1337, as before) in place of its fixed seed"
+    if source.count(_SEED_LINE) != 1 or source.count(_CONFIG_KEYS_LINE) != 1:
+        raise ConfigError(f"This nanoGPT's train.py has no line {_SEED_LINE!r}: the bench cannot seed it (it knows karpathy/nanoGPT's master).")
+    source = source.replace(_CONFIG_KEYS_LINE, 'seed = 1337  # added by nanogpt bench\n' + _CONFIG_KEYS_LINE)
+    return source.replace(_SEED_LINE, 'torch.manual_seed(seed + seed_offset)')
+
+
+def check_checkout(ref) -> Path:  # a folder that should be a checkout of karpathy/nanoGPT
+    "`ref` as a Path, or a one-line `MissingError` naming the files of nanoGPT it lacks"
+    missing = [name for name in NANOGPT_FILES if not (Path(ref) / name).is_file()]
+    if missing: raise MissingError(f'{ref} is not a nanoGPT checkout (no {", ".join(missing)}): pass --ref a clone of karpathy/nanoGPT.')
+    return Path(ref)
+
+
+def nanogpt_copy(ref,  # a checkout of karpathy/nanoGPT (read, never written)
+                 dest,  # an empty scratch folder
+                 text,  # Tiny Shakespeare's input.txt, for its prepare.py (which would otherwise download it)
+                ) -> Path:
+    "`dest` holding what the bench runs of nanoGPT, with a seedable train.py and Tiny Shakespeare prepared by nanoGPT's own prepare.py"
+    ref, dest = check_checkout(ref), Path(dest)
+    for name in NANOGPT_FILES:
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ref / name, dest / name)
+    (dest / 'train.py').write_text(seeded_train_py((ref / 'train.py').read_text()))
+    shutil.copyfile(text, dest / 'data/shakespeare_char/input.txt')
+    subprocess.run([sys.executable, 'prepare.py'], cwd=dest / 'data/shakespeare_char', check=True, capture_output=True)
+    return dest
+
+# %% ../nbs/bench.ipynb #a215041e
+NANOGPT_CPU_RECIPE = dict(device='cpu', compile=False, eval_iters=20, log_interval=1, block_size=64, batch_size=12,
+                          n_layer=4, n_head=4, n_embd=128, max_iters=2000, lr_decay_iters=2000, dropout=0.0)  # its README
+
+
+def recipe_args(iters: int = 2000,  # iterations (the cosine schedule ends with them)
+                seed: int = 1337,  # the run's seed
+                **overrides,  # more settings
+               ) -> list:
+    "nanoGPT's CPU recipe as `--key=value` arguments, evaluating every 250 iterations (or at the end of a shorter run)"
+    settings = {**NANOGPT_CPU_RECIPE, 'max_iters': iters, 'lr_decay_iters': iters, 'eval_interval': min(250, iters), 'seed': seed, **overrides}
+    return [f'--{key}={value}' for key, value in settings.items()]
+
+
+def run_timed(command: list,  # the process to start
+              cwd,  # its working folder
+             ) -> list:
+    "(seconds since the start, line) for each line the process prints; a failure raises `TrainingError` with its last line"
+    env = {**os.environ, 'PYTHONUNBUFFERED': '1'}
+    start, lines = time.perf_counter(), []
+    with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as process:
+        for line in process.stdout: lines.append((time.perf_counter() - start, line.rstrip('\n')))
+    if process.returncode:
+        last = next((text for _, text in reversed(lines) if text.strip()), '')
+        raise TrainingError(f'{Path(command[1]).name} {command[2]} failed (exit status {process.returncode}): {last}')
+    return lines
+
+# %% ../nbs/bench.ipynb #325c9135
+def summarize_run(lines: list,  # what `run_timed` returned
+                  out_dir,  # the run's out_dir
+                  dataset_dir,  # the prepared dataset to score on
+                  eval_interval: int = 250,  # as the run's
+                  ms=None,  # the steps' times, iteration -> ms (None: the ones printed)
+                 ) -> dict:
+    "A run's figures: median step time, median gap between step lines, evaluations, and the full-split validation loss of its checkpoint"
+    from nanogpt.evaluate import evaluate_run
+    parsed = parse_train_output(lines)
+    steps = [(t, int(ITER_LINE.match(text)[1])) for t, text in lines if ITER_LINE.match(text)]
+    gaps = [t1 - t0 for (t0, i0), (t1, i1) in zip(steps, steps[1:]) if i0 >= 5 and i1 % eval_interval not in (0, eval_interval - 1)]
+    return dict(ms=statistics.median(step_ms(ms or parsed['ms'], eval_interval)), gap_ms=1000 * statistics.median(gaps),
+                evals=parsed['evals'], seconds=parsed['evals'][-1][0], final_val=parsed['evals'][-1][2],
+                full_val=evaluate_run(out_dir, 'val', dataset_dir=dataset_dir)['loss'])
+
+
+def our_ms(out_dir) -> dict:
+    "iteration -> ms of each step in our run's log.jsonl"
+    from nanogpt.train import read_log
+    return {r['iter']: r['ms'] for r in read_log(out_dir)[0]}
+
+# %% ../nbs/bench.ipynb #6a9bd917
+def import_nanogpt_model(copy):  # the folder `nanogpt_copy` made
+    "nanoGPT's model.py, imported from the copy as a module of its own (it shares no name with ours)"
+    spec = importlib.util.spec_from_file_location('nanogpt_reference_model', Path(copy) / 'model.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def bench_ref_generate(copy,  # the folder `nanogpt_copy` made
+                       shapes: dict = MODEL_SHAPES,  # name -> (GPTConfig fields, batch size)
+                       new_tokens: int = 500,  # tokens per generation
+                       rounds: int = 3,  # alternations
+                       vocab_size: int = 65,  # Tiny Shakespeare's characters
+                      ) -> list:
+    "New tokens per second of nanoGPT's `GPT.generate` against our cached `generate`, batch 1, alternating rounds (the median of each)"
+    from nanogpt.sample import generate
+    ref_model = import_nanogpt_model(copy)
+    rows = []
+    for name, (fields, _) in shapes.items():
+        torch.manual_seed(0)
+        with contextlib.redirect_stdout(io.StringIO()):  # nanoGPT prints its parameter count
+            theirs = ref_model.GPT(ref_model.GPTConfig(vocab_size=vocab_size, dropout=0.0, bias=False, **fields)).eval()
+        ours = GPT(GPTConfig(vocab_size=vocab_size, dropout=0.0, **fields)).eval()
+        prompt = torch.zeros((1, 1), dtype=torch.long)  # (1, 1)
+        runs = {'nanogpt': lambda: theirs.generate(prompt, new_tokens), 'ours': lambda: generate(ours, prompt, new_tokens)}
+        speeds = {label: [] for label in runs}
+        for _ in range(rounds):
+            for label, run in runs.items():
+                start = time.perf_counter()
+                assert run().shape == (1, 1 + new_tokens)
+                speeds[label].append(new_tokens / (time.perf_counter() - start))
+        rows.append(dict(model=name, nanogpt=statistics.median(speeds['nanogpt']), ours=statistics.median(speeds['ours'])))
+    return rows
+
+# %% ../nbs/bench.ipynb #cc7ad747
+def cpu_info() -> dict:
+    "The CPU's model name, whether it has AVX-512 and AMX, and the threads PyTorch uses"
+    text = Path('/proc/cpuinfo').read_text() if Path('/proc/cpuinfo').exists() else ''
+    name = re.search(r'^model name\s*:\s*(.+)$', text, re.M)
+    flags = set((re.search(r'^flags\s*:\s*(.+)$', text, re.M) or [None, ''])[1].split())
+    return dict(model=name[1].strip() if name else platform.processor() or platform.machine(),
+                avx512='avx512f' in flags, amx='amx_tile' in flags, threads=torch.get_num_threads())
+
+
+def ref_rows(result: dict) -> list:
+    "(figure, nanoGPT's, ours) for each figure of `bench_ref`'s result"
+    theirs, ours, first = result['theirs'], result['ours'], result['theirs'][0]
+    rows = [('iterations/s, own timer (higher is better)', 1000 / statistics.median(r['ms'] for r in theirs),
+             1000 / statistics.median(r['ms'] for r in ours)),
+            ('iterations/s, gaps between step lines (higher is better)', 1000 / statistics.median(r['gap_ms'] for r in theirs),
+             1000 / statistics.median(r['gap_ms'] for r in ours)),
+            (f"seconds to val {first['final_val']:.3f}, first seed (lower is better)", first['seconds'],
+             time_to_loss(ours[0]['evals'], first['final_val']))]
+    if (same := result.get('same_time')) is not None:
+        rows.append((f"full-split val loss in {first['seconds']:.0f} s: ours --time_budget, {same['shape']} (lower is better)",
+                     first['full_val'], same['full_val']))
+    else: rows.append((f"val loss after {first['seconds']:.0f} s, ours on the same 2,000 (lower is better)",
+                       first['final_val'], loss_at(ours[0]['evals'], first['seconds'])))
+    rows.append((f"full-split val loss, mean of {len(theirs)} seed(s) (lower is better)", statistics.mean(r['full_val'] for r in theirs),
+                 statistics.mean(r['full_val'] for r in ours)))
+    rows += [(f"generate tok/s, {r['model'].split(' (')[1].split(',')[0]} (higher is better)", r['nanogpt'], r['ours'])
+             for r in result['generate']]
+    return rows
+
+
+def ref_table(result: dict) -> list:
+    "Print `bench_ref`'s figures as one table of ratios (ours / nanoGPT's) under the CPU's name; return its rows"
+    cpu = result['cpu']
+    print(f"CPU: {cpu['model']} (AVX-512: {'yes' if cpu['avx512'] else 'no'}, AMX: {'yes' if cpu['amx'] else 'no'}), "
+          f"{cpu['threads']} PyTorch threads")
+    rows = ref_rows(result)
+    print(f"{'figure':<66} {'nanoGPT':>9} {'ours':>9} {'ours/nanoGPT':>13}")
+    for label, theirs, ours in rows:
+        ratio = f'{ours / theirs:.2f}' if ours is not None else 'not reached'
+        print(f"{label:<66} {theirs:>9,.3f} {'-' if ours is None else f'{ours:,.3f}':>9} {ratio:>13}")
+    return rows
+
+# %% ../nbs/bench.ipynb #e79b4134
+def bench_ref(ref,  # a checkout of karpathy/nanoGPT
+              seeds: tuple = (1337,),  # one nanoGPT run and one of ours per seed
+              iters: int = 2000,  # iterations per run (nanoGPT's CPU recipe: 2,000)
+              same_time: bool = True,  # also run ours for nanoGPT's wall time (first seed)
+              new_tokens: int = 500,  # tokens per generation in the sampling race
+              rounds: int = 3,  # alternations of the sampling race
+              shapes: dict = MODEL_SHAPES,  # model shapes of the sampling race
+              src=None,  # a local Tiny Shakespeare (default: `tiny_shakespeare`'s search, downloading if needed)
+             ) -> dict:
+    "nanoGPT's train.py and generate against ours, alternating, on nanoGPT's CPU recipe: every run's figures, and the sampling race"
+    check_checkout(ref)  # before anything is prepared or downloaded
+    with tempfile.TemporaryDirectory(prefix='nanogpt-ref-') as tmp:
+        tmp = Path(tmp)
+        dataset = prepare('shakespeare_char', tmp / 'data', src=src)
+        copy = nanogpt_copy(ref, tmp / 'nanoGPT', dataset / 'input.txt')
+        if (copy / 'data/shakespeare_char/val.bin').read_bytes() != (dataset / 'val.bin').read_bytes():
+            raise DataError("nanoGPT's prepare.py and ours made different val.bin files: the two runs would not be comparable.")
+        ours_command = [sys.executable, '-m', 'nanogpt', 'train', 'shakespeare_char_cpu', f'--data_dir={tmp / "data"}',
+                        '--progress=False', '--sample_tokens=0']
+        def ours(seed, n, name):
+            out_dir = tmp / name
+            lines = run_timed(ours_command + recipe_args(n, seed, out_dir=out_dir), tmp)
+            return summarize_run(lines, out_dir, dataset, min(250, n), our_ms(out_dir))
+        result = dict(cpu=cpu_info(), seeds=list(seeds), iters=iters, theirs=[], ours=[], same_time=None)
+        for seed in seeds:
+            lines = run_timed([sys.executable, 'train.py', 'config/train_shakespeare_char.py', *recipe_args(iters, seed, out_dir=f'out-{seed}')], copy)
+            result['theirs'].append(summarize_run(lines, copy / f'out-{seed}', dataset, min(250, iters)))
+            result['ours'].append(ours(seed, iters, f'ours-{seed}'))
+            if same_time and result['same_time'] is None:  # ours given nanoGPT's wall time, in the shape lesson 06's rule picks for it
+                budget, out_dir = result['theirs'][0]['seconds'], tmp / 'ours-same-time'
+                lines = run_timed([sys.executable, '-m', 'nanogpt', 'train', f'--data_dir={tmp / "data"}', f'--out_dir={out_dir}', f'--seed={seed}',
+                                   f'--time_budget={budget:.1f}', '--progress=False', '--sample_tokens=0'], tmp)
+                shape = json.loads((out_dir / 'config.json').read_text())
+                result['same_time'] = {**summarize_run(lines, out_dir, dataset, shape['eval_interval'], our_ms(out_dir)), 'budget': budget,
+                                       'iters': len(our_ms(out_dir)) and max(our_ms(out_dir)) + 1, 'shape': f"{shape['n_layer']}x{shape['n_embd']}"}
+        result['generate'] = bench_ref_generate(copy, shapes, new_tokens, rounds)
+    return result

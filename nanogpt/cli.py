@@ -13,14 +13,15 @@ import json
 import os
 import re
 import sys
+import time
 from dataclasses import fields
 from pathlib import Path
 
-from .errors import ConfigError, DataError, MissingError, NanoGPTError
+from .errors import ConfigError, DataError, MissingError, NanoGPTError, TrainingError, os_error_message
 
 # %% auto #0
-__all__ = ['TYPE_NAMES', 'field_types', 'check_value', 'parse_value', 'read_config_file', 'default_preset', 'parse_train_args',
-           'config_help', 'build_parser', 'main']
+__all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'field_types', 'check_value', 'parse_value', 'read_config_file', 'default_preset',
+           'parse_train_args', 'config_help', 'build_parser', 'main']
 
 # %% ../nbs/cli.ipynb #a963e514
 TYPE_NAMES = {int: 'an integer', float: 'a number', bool: 'True or False', str: 'a string'}
@@ -90,6 +91,9 @@ def read_config_file(path,  # a .json file, or a Python file of `key = value` li
     return {key: check_value(key, value) for key, value in settings.items()}
 
 # %% ../nbs/cli.ipynb #aa7db8aa
+DEFAULT_BUDGET = 300.0  # seconds: `nanogpt train` with no preset, off CUDA, trains for 5 minutes, however fast the machine
+
+
 def default_preset(device: str = 'auto',  # the device to train on
                   ) -> str:
     "The preset that suits `device`: nanoGPT's GPU recipe on CUDA, our fast one elsewhere"
@@ -110,6 +114,8 @@ def parse_train_args(args: list):  # [PRESET or CONFIG_FILE] then --key=value pa
         overrides[key] = parse_value(key, text)
     if source is None:
         settings = PRESETS[default_preset(overrides.get('device', 'auto'))]
+        if settings is PRESETS['shakespeare_char_fast'] and overrides.get('time_budget', DEFAULT_BUDGET):  # a CPU: 5 minutes, however fast
+            settings = {**settings, 'time_budget': DEFAULT_BUDGET, 'max_iters': 10**9}
         if overrides.get('init_from', settings.get('init_from', 'scratch')) != 'scratch':  # the checkpoint's shape
             settings = {k: v for k, v in settings.items() if k not in SHAPE_KEYS}
     elif source in PRESETS: settings = PRESETS[source]
@@ -155,19 +161,32 @@ def _run_prepare(args):
 def _add_bench(sub):
     p = sub.add_parser('bench', help='run a benchmark and print its figures',
                        description='Benchmarks print figures measured side by side in one run; they never assert on time.')
-    p.add_argument('name', choices=['loader', 'model', 'sample'], help='loader: our batch loader against re-opening the '
+    p.add_argument('name', choices=['loader', 'model', 'sample', 'ref'], help='loader: our batch loader against re-opening the '
                    'memmap per batch; model: GPT forward+backward against the lecture-style model; sample: generation '
-                   'with and without the KV cache')
+                   "with and without the KV cache; ref: nanoGPT itself (a checkout given by --ref) against ours, alternating: "
+                   "its train.py and `nanogpt train` on its CPU recipe (ms/iter, time to its final val loss, val loss in its "
+                   "wall time, full-split val loss) and its generate against ours (tok/s), as one table of ratios")
     p.add_argument('--data_dir', default='data', help='root folder of the datasets (default: data)')
     p.add_argument('--seconds', type=float, default=2.0, help='time spent on each measurement of loader and model (default: 2)')
+    p.add_argument('--ref', help='with ref: a checkout of karpathy/nanoGPT (read only; its files run from a temporary copy)')
+    p.add_argument('--iters', type=int, default=2000, help="with ref: iterations per training run (default: 2000, nanoGPT's "
+                   'CPU recipe, about 8 minutes on 2 CPU cores in all; 20 is a smoke test of seconds)')
+    p.add_argument('--seeds', type=int, nargs='+', default=[1337], help='with ref: one run of each tool per seed (default: 1337)')
+    p.add_argument('--new_tokens', type=int, default=500, help='with ref: tokens per generation in the sampling race (default: 500)')
     p.set_defaults(run=_run_bench)
 
 
 def _run_bench(args):
     from nanogpt import bench
+    if (args.name == 'ref') != (args.ref is not None):
+        raise ConfigError('`nanogpt bench ref` needs --ref PATH, a checkout of karpathy/nanoGPT; the other benchmarks take no --ref.')
     if args.name == 'loader': bench.bench_loader(args.data_dir, args.seconds)
     elif args.name == 'model': bench.bench_model(args.seconds)
-    else: bench.bench_sample()
+    elif args.name == 'sample': bench.bench_sample()
+    else:
+        src = Path(args.data_dir) / 'shakespeare_char' / 'input.txt'
+        bench.ref_table(bench.bench_ref(args.ref, tuple(args.seeds), args.iters, new_tokens=args.new_tokens,
+                                        src=src if src.is_file() else None))
 
 # %% ../nbs/cli.ipynb #1ef8206d
 def _add_train(sub):
@@ -185,6 +204,31 @@ def _add_train(sub):
                               'torchrun --standalone --nproc_per_node=2 -m nanogpt train')
     p.add_argument('settings', nargs=argparse.REMAINDER, help='a preset name or a config file, then --key=value overrides')
     p.set_defaults(run=_run_train, parser=p)
+
+
+def _fit_budget(cfg, args, device: str, dataset_dir: Path, say):
+    "A time-budget run: the model's shape for the budget (lesson 06's rule) unless one was asked for, the closing evaluation reserved"
+    from dataclasses import replace
+    from nanogpt.data import load_meta
+    from nanogpt.train import budget_shape
+    meta = load_meta(dataset_dir)
+    explicit = {arg[2:].split('=', 1)[0] for arg in args.settings if arg.startswith('--')}
+    named = bool(args.settings) and not args.settings[0].startswith('--')  # a preset or config file: its shape stands
+    if cfg.init_from == 'scratch' and not named and not explicit & {'n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size'}:
+        chosen = {k: v for k, v in budget_shape(cfg.time_budget, device, meta['vocab_size']).items() if k not in explicit}
+        cfg = replace(cfg, **chosen)
+        say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, measured: {cfg.n_layer} layers of {cfg.n_embd} channels "
+            f"(lesson 06's rule; pass --n_layer, --n_embd, ... to choose)", flush=True)
+    left = cfg.time_budget - (time.monotonic() - args.started)  # the budget counts from the command's start
+    return replace(cfg, time_budget=max(left, 1.0), reserve_tokens=cfg.reserve_tokens or 2 * meta['tokens']['val'])  # eval.json's windows
+
+
+def _saved_iteration(out_dir) -> str:
+    "What out_dir/ckpt.pt holds, in words, read without loading its tensors"
+    import torch
+    path = Path(out_dir) / 'ckpt.pt'
+    try: return f"{path} holds iteration {torch.load(path, map_location='cpu', weights_only=True, mmap=True)['iter_num']:,}"
+    except Exception: return f'{path} could not be read' if path.exists() else f'no checkpoint was written to {out_dir}'
 
 
 def _sample_prompt(tokenizer) -> str:
@@ -213,13 +257,24 @@ def _run_train(args):
         say(f'preparing {cfg.dataset} in {dataset_dir}', flush=True, file=sys.stderr if as_json else sys.stdout)
         prepare(cfg.dataset, cfg.data_dir)
     if cfg.dry_run: return _dry_run(cfg, device, as_json) if parallel.is_main else None  # under torchrun, one process reports
+    if cfg.time_budget: cfg = _fit_budget(cfg, args, device, dataset_dir, say)
     _check_memory(cfg, device)  # a GPU run that will not fit stops here, before anything is built
-    say(f"training {'from scratch' if cfg.init_from == 'scratch' else 'from ' + cfg.init_from} on {cfg.dataset}, batch "
-        f'{cfg.batch_size}, {cfg.max_iters:,} iterations on {device}; writing {cfg.out_dir}/', flush=True)
-    result = (train_lora if cfg.lora_rank else train)(cfg, parallel)  # --lora_rank: adapters beside frozen weights (lesson 13)
+    length = f'{cfg.max_iters:,} iterations' if not cfg.time_budget else f'{cfg.time_budget:,.0f} seconds' + \
+        (f' (at most {cfg.max_iters:,} iterations)' if cfg.max_iters < 10**9 else '')
+    if cfg.eval_only: say(f'evaluating {cfg.init_from} on {cfg.dataset} ({cfg.eval_iters} batches per split) on {device}; nothing is written', flush=True)
+    else: say(f"{'resuming the run' if cfg.init_from == 'resume' else 'training from ' + cfg.init_from} on {cfg.dataset}, batch "
+              f'{cfg.batch_size}, {length} on {device}; writing {cfg.out_dir}/', flush=True)
+    try: result = (train_lora if cfg.lora_rank else train)(cfg, parallel)  # --lora_rank: adapters beside frozen weights (lesson 13)
+    except KeyboardInterrupt:  # Ctrl-C again while the interrupted run was saving: the save was abandoned, the file is whole
+        say(f'interrupted again while saving: {_saved_iteration(cfg.out_dir)}', file=sys.stderr)
+        return 130
+    except RuntimeError as e:  # under torchrun: a collective that waited longer than --ddp_timeout
+        if not (parallel.launched and 'timed out' in str(e).lower()): raise
+        raise TrainingError(f'the other processes did not answer within --ddp_timeout={cfg.ddp_timeout:g} seconds (one of them hung or '
+                            f'died): {_saved_iteration(cfg.out_dir)}; continue with --init_from=resume.') from None
     if result['stopped'] == 'interrupted':
         say(f"stopped at iteration {result['iter_num']:,}: {cfg.out_dir}/ckpt.pt saved. Continue with the same arguments plus --init_from=resume.")
-        return 130
+        return 128 + (result.get('signal') or 2)  # what a shell expects of a process a signal ended: 130 for Ctrl-C, 143 for SIGTERM
     model = result['model']
     if cfg.eval_only: return say(f"evaluated {cfg.init_from}: val loss {result['eval']['val']:.4f}")
     say(f"done: {result['iter_num']:,} iterations of a {model.config.n_layer}-layer, {model.config.n_embd}-channel model (context "
@@ -355,7 +410,9 @@ def _add_sample(sub):
     p.add_argument('--device', default='auto', help="'auto' (cuda > mps > cpu), 'cpu', 'cuda', 'cuda:1', 'mps' (default: auto)")
     p.add_argument('--dtype', default='auto', help="'auto', 'float32', 'bfloat16' or 'float16' (default: auto)")
     p.add_argument('--compile', action='store_true', help='torch.compile the model first (default: off)')
-    p.add_argument('--quantize', choices=['int8'], default=None, help='sample from int8 dynamic-quantized linear layers, on the CPU (lesson 11)')
+    p.add_argument('--quantize', choices=['int8', 'bf16', 'auto'], default=None, help='sample on the CPU from int8 dynamic-quantized '
+                   'linear layers or bfloat16 weights (lesson 11); auto: the fastest of float32, bf16 and int8 on this machine whose '
+                   'loss stays within 0.01, measured once per model and cached (default: float32 weights)')
     p.add_argument('--stream', action='store_true', help='print each token as it is generated')
     p.set_defaults(run=_run_sample)
 
@@ -386,13 +443,19 @@ def _run_sample(args):
     from nanogpt.runtime import autocast_context, resolve_device, resolve_dtype
     from nanogpt.sample import check_sampling_args, generate_stream
     check_sampling_args(args.temperature, args.top_k, args.top_p, args.repetition_penalty)
+    for name in ('num_samples', 'max_new_tokens'):
+        if getattr(args, name) < 1: raise ConfigError(f'--{name} must be at least 1, got {getattr(args, name)}.')
     device = resolve_device(args.device)
     if args.quantize and device != 'cpu':
         raise ConfigError(f'--quantize {args.quantize} runs on the CPU (dynamic int8 kernels); pass --device=cpu, or drop --quantize.')
     model, tokenizer = load_model(_sample_source(args), device)
     if args.quantize:
-        from nanogpt.export import quantize_model
-        model = quantize_model(model, args.quantize)
+        from nanogpt.export import choose_sampling_precision, with_precision
+        precision = args.quantize
+        if precision == 'auto':
+            precision, reason = choose_sampling_precision(model)
+            print(f'precision: {reason}', file=sys.stderr)
+        model = with_precision(model, precision)
     if args.compile: model = torch.compile(model)
     idx = torch.tensor([tokenizer.encode(_read_prompt(args.start))], dtype=torch.long, device=device)  # (1, T)
     if idx.size(1) == 0: raise ConfigError('The prompt is empty: pass --start with at least one character.')
@@ -438,7 +501,11 @@ def _run_export(args):
                      f'adapter_config.json in {to}/; peft puts them on the base model in the Hugging Face layout (for a '
                      'nanogpt run: nanogpt export --out_dir=BASE --format hf)')
     model, tokenizer = load_model(source, 'cpu')
-    written = export_model(model, to, args.format, args.quantize, tokenizer)
+    existed = to.exists()
+    try: written = export_model(model, to, args.format, args.quantize, tokenizer)
+    except BaseException:  # a missing extra, an exporter's error: leave no empty folder behind
+        if not existed and to.is_dir() and not any(to.iterdir()): to.rmdir()
+        raise
     print(f'exported {source} as {args.format}{" (" + args.quantize + ")" if args.quantize else ""}: {written} '
           f'({written.stat().st_size / 1e6:.2f} MB) and its config and tokenizer in {to}/')
 
@@ -486,7 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None,  # the arguments (default: `sys.argv[1:]`)
         ) -> int:
     "Run the `nanogpt` command line; returns the exit status"
-    argv = sys.argv[1:] if argv is None else list(argv)
+    started, argv = time.monotonic(), sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ['train']: argv = ['train', '--', *argv[1:]]  # everything after `train` is its settings, --help included
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -497,10 +564,15 @@ def main(argv: list[str] | None = None,  # the arguments (default: `sys.argv[1:]
         if not args.settings: args.settings = []
         if args.settings[:1] == ['--']: args.settings = args.settings[1:]
         if {'-h', '--help'} & set(args.settings): return print(args.parser.format_help() + '\nkeys (default, meaning):\n' + config_help()) or 0
+    args.started = started  # a time budget counts from here
     try:
         return args.run(args) or 0
     except NanoGPTError as e:
-        print(f'error: {e}', file=sys.stderr)
+        rank = int(os.environ.get('RANK', 0))  # under torchrun a wrong setting fails in every process: rank 0 alone says so
+        if rank == 0 or not isinstance(e, ConfigError): print(f"error: {f'[rank {rank}] ' if rank else ''}{e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # a full disk, a folder you may not write to, a name too long: yours to fix, in one line
+        print(f'error: {os_error_message(e)}', file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print('interrupted', file=sys.stderr)
