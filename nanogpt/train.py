@@ -621,7 +621,7 @@ class Budget:
                  used: float = 0.0,  # seconds spent before this process began (a resumed run)
                  decay_start: float | None = None,  # seconds used when warmup ended (None: not yet)
                  step_seconds: float = 0.0,  # one step's time, as measured lately
-                 eval_seconds: float = 0.0,  # one evaluation's time with its save, the longest measured
+                 eval_seconds: float = 0.0,  # one evaluation's time with its save, as measured lately
                  reserve: float = 0.0,  # the work after the run (a closing evaluation), in evaluations' worth of time
                 ):
         self.seconds, self.used_before, self.decay_start, self.reserve = seconds, used, decay_start, reserve
@@ -644,8 +644,8 @@ class Budget:
         self.step_seconds = seconds if not self.step_seconds else 0.8 * self.step_seconds + 0.2 * seconds
 
     def evaluated(self, seconds: float):  # the time the last evaluation and its save took
-        "Record an evaluation's time: the longest seen, to be safe"
-        self.eval_seconds = max(self.eval_seconds, seconds)
+        "Record an evaluation's time: never below the latest, and a slow first one (warming up) forgotten by halves"
+        self.eval_seconds = seconds if not self.eval_seconds else max(seconds, (self.eval_seconds + seconds) / 2)
 
     def room_for(self, evaluates: bool,  # whether the next step ends with an evaluation
                 ) -> bool:
