@@ -396,6 +396,8 @@ def ref_rows(result: dict) -> list:
             (f"seconds to val {first['final_val']:.3f}, first seed (lower is better)", first['seconds'],
              time_to_loss(ours[0]['evals'], first['final_val']))]
     if (same := result.get('same_time')) is not None:
+        rows.append((f"seconds to val {first['final_val']:.3f}: ours --time_budget, {same['shape']} (lower is better)", first['seconds'],
+                     time_to_loss(same['evals'], first['final_val'])))
         rows.append((f"full-split val loss in {first['seconds']:.0f} s: ours --time_budget, {same['shape']} (lower is better)",
                      first['full_val'], same['full_val']))
     else: rows.append((f"val loss after {first['seconds']:.0f} s, ours on the same 2,000 (lower is better)",

@@ -263,7 +263,8 @@ def _run_train(args):
     _check_memory(cfg, device)  # a GPU run that will not fit stops here, before anything is built
     length = f'{cfg.max_iters:,} iterations' if not cfg.time_budget else f'{cfg.time_budget:,.0f} seconds' + \
         (f' (at most {cfg.max_iters:,} iterations)' if cfg.max_iters < 10**9 else '')
-    if cfg.eval_only: say(f'evaluating {cfg.init_from} on {cfg.dataset} ({cfg.eval_iters} batches per split) on {device}; nothing is written', flush=True)
+    if cfg.eval_only: say(f"evaluating {'the run in ' + cfg.out_dir if cfg.init_from == 'resume' else cfg.init_from} on {cfg.dataset} "
+                          f'({cfg.eval_iters} batches per split) on {device}; nothing is written', flush=True)
     else: say(f"{'resuming the run' if cfg.init_from == 'resume' else 'training from ' + cfg.init_from} on {cfg.dataset}, batch "
               f'{cfg.batch_size}, {length} on {device}; writing {cfg.out_dir}/', flush=True)
     try: result = (train_lora if cfg.lora_rank else train)(cfg, parallel)  # --lora_rank: adapters beside frozen weights (lesson 13)
