@@ -11,7 +11,6 @@ import importlib.util
 import io
 import json
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -30,6 +29,7 @@ from .attention import MultiHeadAttention
 from .data import BatchLoader, load_meta, prepare
 from .errors import ConfigError, DataError, MissingError, TrainingError
 from .model import GPT, GPTConfig
+from .runtime import machine_key
 
 # %% auto #0
 __all__ = ['MODEL_SHAPES', 'ITER_LINE', 'EVAL_LINE', 'NANOGPT_FILES', 'NANOGPT_CPU_RECIPE', 'rate', 'rates',
@@ -378,12 +378,10 @@ def bench_ref_generate(copy,  # the folder `nanogpt_copy` made
 
 # %% ../nbs/bench.ipynb #cc7ad747
 def cpu_info() -> dict:
-    "The CPU's model name, whether it has AVX-512 and AMX, and the threads PyTorch uses"
-    text = Path('/proc/cpuinfo').read_text() if Path('/proc/cpuinfo').exists() else ''
-    name = re.search(r'^model name\s*:\s*(.+)$', text, re.M)
-    flags = set((re.search(r'^flags\s*:\s*(.+)$', text, re.M) or [None, ''])[1].split())
-    return dict(model=name[1].strip() if name else platform.processor() or platform.machine(),
-                avx512='avx512f' in flags, amx='amx_tile' in flags, threads=torch.get_num_threads())
+    "The CPU's model name, whether it has AVX-512 and AMX, and the threads PyTorch uses (lesson 05b's `machine_key`)"
+    machine = machine_key()
+    flags = machine['flags'] or {}
+    return dict(model=machine['name'], avx512=flags.get('avx512f', False), amx=flags.get('amx_tile', False), threads=machine['threads'])
 
 
 def ref_rows(result: dict) -> list:

@@ -113,8 +113,9 @@ def parse_train_args(args: list):  # [PRESET or CONFIG_FILE] then --key=value pa
         key, text = arg[2:].split('=', 1)
         overrides[key] = parse_value(key, text)
     if source is None:
-        settings = PRESETS[default_preset(overrides.get('device', 'auto'))]
-        if settings is PRESETS['shakespeare_char_fast'] and overrides.get('time_budget', DEFAULT_BUDGET):  # a CPU: 5 minutes, however fast
+        name = default_preset(overrides.get('device', 'auto'))
+        settings = PRESETS[name]
+        if name == 'shakespeare_char_fast' and overrides.get('time_budget', DEFAULT_BUDGET):  # a CPU: 5 minutes, however fast
             settings = {**settings, 'time_budget': DEFAULT_BUDGET, 'max_iters': 10**9}
         if overrides.get('init_from', settings.get('init_from', 'scratch')) != 'scratch':  # the checkpoint's shape
             settings = {k: v for k, v in settings.items() if k not in SHAPE_KEYS}

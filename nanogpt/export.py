@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import json
 import os
@@ -19,18 +20,20 @@ import torch.nn.functional as F
 from torch.export import Dim
 
 from .attention import CausalSelfAttention
-from .checkpoint import TOKENIZER_FILE
+from .checkpoint import TOKENIZER_FILE, tensor_digest
 from .data import atomic_file, atomic_write_bytes
 from .errors import ConfigError, MissingError
 from .model import GPT, GPTConfig
 from .pretrained import config_from_hf, hf_config, save_pretrained
+from .runtime import BF16_MARGIN, cached, machine_key, remember, time_steps
+from .sample import generate
 from .tokenizers import tokenizer_from_meta
 
 # %% auto #0
 __all__ = ['ONNX_INPUTS', 'ONNX_OUTPUTS', 'QUANTIZE_SCHEMES', 'FORMATS', 'NO_INT8', 'SAMPLING_PRECISIONS', 'MAX_LOSS_CHANGE',
            'attend', 'ExportableGPT', 'empty_cache', 'dynamic_shapes', 'example_inputs', 'export_program', 'require',
            'write_onnx', 'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model', 'export_model', 'with_precision',
-           'own_text', 'window_loss', 'digest', 'measure_sampling', 'pick_precision', 'choose_sampling_precision']
+           'own_text', 'window_loss', 'measure_sampling', 'pick_precision', 'choose_sampling_precision']
 
 # %% ../nbs/11_export.ipynb #7d065e6b
 def attend(attn: CausalSelfAttention,  # one block's attention layer
@@ -237,12 +240,6 @@ def export_model(model: GPT,  # the model to export (put in eval mode)
     return file
 
 # %% ../nbs/11_export.ipynb #65bf872b
-import functools
-import hashlib
-
-from .runtime import BF16_MARGIN, cached, machine_key, remember, time_steps
-from .sample import generate
-
 SAMPLING_PRECISIONS = ('float32', 'bf16', 'int8')  # float32 weights, and `quantize_model`'s two schemes
 MAX_LOSS_CHANGE = 0.01  # nats per token: the most a precision may move the loss
 
@@ -272,15 +269,6 @@ def window_loss(model: GPT,  # any model `generate` takes
     with torch.no_grad(): logits = model(windows[:, :-1], windows[:, 1:])[0].float()  # (B, T, V): every position
     return F.cross_entropy(logits.flatten(0, 1), windows[:, 1:].flatten()).item()
 
-
-def digest(tensors,  # tensors (the weights, or a batch of ids)
-          ) -> str:
-    "A short fingerprint of the tensors' shapes and of about 4,000 evenly spaced values of each"
-    fingerprint = hashlib.sha1()
-    for tensor in tensors:
-        fingerprint.update(str(tuple(tensor.shape)).encode())
-        fingerprint.update(tensor.detach().flatten()[::max(1, tensor.numel() // 4096)].float().cpu().numpy().tobytes())
-    return fingerprint.hexdigest()[:16]
 
 # %% ../nbs/11_export.ipynb #cddb1f95
 def measure_sampling(model: GPT,  # a float32 model on the CPU, in eval mode
@@ -312,8 +300,8 @@ def choose_sampling_precision(model: GPT,  # a float32 model on the CPU, in eval
                              ) -> tuple[str, str]:
     "(precision, why): the fastest of `SAMPLING_PRECISIONS` for decoding on this CPU within `max_loss_change`, measured once and cached"
     machine = machine_key()
-    key = {'use': 'sample', 'machine': machine, 'weights': digest(model.state_dict().values()),
-           'windows': 'own text' if windows is None else digest([windows]), 'max_loss_change': max_loss_change}
+    key = {'use': 'sample', 'machine': machine, 'weights': tensor_digest(list(model.state_dict().values()), values=4096),
+           'windows': 'own text' if windows is None else tensor_digest(windows, values=4096), 'max_loss_change': max_loss_change}
     entry = cached(key)
     if entry is not None and entry.get('precision') in SAMPLING_PRECISIONS and isinstance(entry.get('reason'), str):
         return entry['precision'], entry['reason'] + '; cached)'

@@ -25,8 +25,8 @@ from .checkpoint import (build_model, clean_state_dict, load_checkpoint, load_we
 from .data import BatchLoader, atomic_write_bytes, load_meta
 from .errors import ConfigError, TrainingError, os_error_message
 from .model import GPT, GPTConfig
-from .runtime import (StopRequest, autocast_context, choose_cpu_dtype, compile_model, peak_flops, resolve_device, resolve_dtype,
-                             training_step)
+from .runtime import (StopRequest, autocast_context, cached, choose_cpu_dtype, compile_model, machine_key, peak_flops, remember,
+                             resolve_device, resolve_dtype, time_steps, training_step)
 
 # %% auto #0
 __all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'RUN_FILES', 'BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE',
@@ -676,9 +676,6 @@ def shape_params(shape: dict,  # `shape_config`'s overrides
     return model.num_params()
 
 # %% ../nbs/06_training.ipynb #bf4243d8
-from .runtime import cached, machine_key, remember, time_steps
-
-
 def shape_throughput(shape: dict,  # `shape_config`'s overrides
                      device: str = 'cpu',  # a resolved device
                      vocab_size: int = 65,  # the tokenizer's
