@@ -165,13 +165,14 @@ def _add_bench(sub):
     p.add_argument('name', choices=['loader', 'model', 'sample', 'ref'], help='loader: our batch loader against re-opening the '
                    'memmap per batch; model: GPT forward+backward against the lecture-style model; sample: generation '
                    "with and without the KV cache; ref: nanoGPT itself (a checkout given by --ref) against ours, alternating: "
-                   "its train.py and `nanogpt train` on its CPU recipe (ms/iter, time to its final val loss, val loss in its "
-                   "wall time, full-split val loss) and its generate against ours (tok/s), as one table of ratios")
+                   "its train.py and `nanogpt train` on its CPU recipe (ms/iter, time to its final val loss, full-split val loss), "
+                   "ours as --time_budget runs given its wall time and a third of it, and its generate against ours (tok/s, ours in "
+                   "the precision the sampling rule picks), as one table of ratios")
     p.add_argument('--data_dir', default='data', help='root folder of the datasets (default: data)')
     p.add_argument('--seconds', type=float, default=2.0, help='time spent on each measurement of loader and model (default: 2)')
     p.add_argument('--ref', help='with ref: a checkout of karpathy/nanoGPT (read only; its files run from a temporary copy)')
     p.add_argument('--iters', type=int, default=2000, help="with ref: iterations per training run (default: 2000, nanoGPT's "
-                   'CPU recipe, about 8 minutes on 2 CPU cores in all; 20 is a smoke test of seconds)')
+                   'CPU recipe, about 10 minutes on 2 CPU cores in all; 20 is a smoke test of a minute)')
     p.add_argument('--seeds', type=int, nargs='+', default=[1337], help='with ref: one run of each tool per seed (default: 1337)')
     p.add_argument('--new_tokens', type=int, default=500, help='with ref: tokens per generation in the sampling race (default: 500)')
     p.set_defaults(run=_run_bench)

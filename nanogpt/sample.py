@@ -5,19 +5,20 @@
 # %% ../nbs/07_sampling.ipynb #896ed6d9
 from __future__ import annotations
 
+import functools
 from typing import Iterator
 
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 from fastcore.basics import patch
 
-from .attention import CausalSelfAttention
 from .errors import ConfigError
-from .model import GPT, Block
+from .model import GPT, LAYER_NORM_EPS, LayerNorm
 
 # %% auto #0
-__all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', 'sample_next', 'window_start', 'KVCache',
-           'generate_stream', 'generate', 'sample_text', 'sampling_sliders']
+__all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', 'sample_next', 'window_start', 'KVCache', 'plain',
+           'Decoder', 'generate_stream', 'generate', 'sample_text', 'sampling_sliders']
 
 # %% ../nbs/07_sampling.ipynb #a6e809c6
 def check_sampling_args(temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
@@ -93,38 +94,50 @@ class KVCache:
     def __repr__(self): return f'KVCache({self.length} positions)'
 
 # %% ../nbs/07_sampling.ipynb #806429a3
-@patch
-def decode(self: CausalSelfAttention, x,  # (B, 1, n_embd): one new token
-           kv_cache):  # this layer's cache, holding every earlier position
-    "`forward` for one new token in eval mode, the path sampling takes: no mask, no dropout, no checks"
-    B, _, C = x.shape
-    qkv = self.c_attn.forward(x).view(B, 1, 3, self.n_head, C // self.n_head)  # (B, 1, 3, nh, hs)
-    q, k, v = qkv.permute(2, 0, 3, 1, 4)  # (B, nh, 1, hs) each
-    k, v = kv_cache.update(k, v)  # (B, nh, L, hs)
-    y = F.scaled_dot_product_attention(q, k, v, attn_mask=getattr(kv_cache, 'mask', None))  # (B, nh, 1, hs): every position so far
-    return self.c_proj.forward(y.reshape(B, 1, C))  # (B, 1, C)
+def plain(layer: nn.Module):  # a linear, LayerNorm or GELU layer of a GPT, or any other layer
+    "A function computing `layer(x)` with the layer's weights bound now: no module call or attribute lookup per call"
+    if type(layer) is nn.Linear:  # exactly: a subclass (LoRA) computes more than its weights
+        return functools.partial(F.linear, weight=layer.weight, bias=layer.bias)
+    if type(layer) is LayerNorm:
+        return functools.partial(F.layer_norm, normalized_shape=layer.weight.shape, weight=layer.weight, bias=layer.bias,
+                                 eps=LAYER_NORM_EPS)
+    if type(layer) is nn.GELU: return functools.partial(F.gelu, approximate=layer.approximate)
+    return layer.forward
 
 # %% ../nbs/07_sampling.ipynb #1a9f9c36
-@patch
-def decode(self: Block, x,  # (B, 1, C): one new token
-           kv_cache):  # this block's cache, holding every earlier position
-    "`forward` for one new token in eval mode (no dropout), calling each layer's `forward` directly, as attention's `decode` does"
-    x = x + self.attn.decode(self.ln_1.forward(x), kv_cache)  # (B, 1, C)
-    mlp = self.mlp
-    return x + mlp.c_proj.forward(mlp.gelu.forward(mlp.c_fc.forward(self.ln_2.forward(x))))  # (B, 1, C)
+class Decoder:
+    "One new token through a GPT in eval mode, the path sampling takes: its layers as `plain` functions, no mask, no dropout, no checks"
+    def __init__(self, model: GPT):  # the model; its weights are read, never copied, so later changes to them show
+        t = model.transformer
+        self.blocks = [(plain(b.ln_1), plain(b.attn.c_attn), b.attn.n_head, plain(b.attn.c_proj),
+                        plain(b.ln_2), plain(b.mlp.c_fc), plain(b.mlp.gelu), plain(b.mlp.c_proj)) for b in t.h]
+        self.wte, self.wpe, self.ln_f, self.lm_head = t.wte.weight, t.wpe.weight, plain(t.ln_f), plain(model.lm_head)
+        self.block_size, self.vocab_size = model.config.block_size, model.config.vocab_size
+
+    @torch.inference_mode()
+    def __call__(self, token,  # (B, 1) the newest token ids
+                 kv_caches: list,  # one cache per block, holding positions 0 .. pos - 1
+                 pos: int | torch.Tensor):  # the position of `token`, or a (B, 1) tensor of one position per row
+        "Logits (B, 1, vocab_size) of one new token, as `forward(token, kv_caches=kv_caches, start_pos=pos)` gives them"
+        last = pos if isinstance(pos, int) else int(pos.max())
+        if last >= self.block_size: raise ConfigError(f'Position {last} is past the context (block_size={self.block_size}).')
+        x = self.wte[token] + self.wpe[pos]  # (B, 1, C)
+        B, _, C = x.shape
+        for (ln_1, c_attn, n_head, c_proj, ln_2, c_fc, gelu, mlp_proj), cache in zip(self.blocks, kv_caches):
+            q, k, v = c_attn(ln_1(x)).view(B, 1, 3, n_head, C // n_head).permute(2, 0, 3, 1, 4)  # (B, nh, 1, hs) each
+            k, v = cache.update(k, v)  # (B, nh, L, hs)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=getattr(cache, 'mask', None))  # (B, nh, 1, hs)
+            x = x + c_proj(y.reshape(B, 1, C))  # (B, 1, C)
+            x = x + mlp_proj(gelu(c_fc(ln_2(x))))  # (B, 1, C)
+        return self.lm_head(self.ln_f(x))[..., :self.vocab_size]  # (B, 1, V)
 
 
 @patch
-@torch.inference_mode()
 def decode(self: GPT, token,  # (B, 1) the newest token ids
            kv_caches: list,  # one cache per block, holding positions 0 .. pos - 1
            pos: int | torch.Tensor):  # the position of `token`, or a (B, 1) tensor of one position per row
-    "Logits (B, 1, vocab_size) of one new token: `forward(token, kv_caches=kv_caches, start_pos=pos)` on the path sampling takes"
-    last = int(torch.as_tensor(pos).max())
-    if last >= self.config.block_size: raise ConfigError(f'Position {last} is past the context (block_size={self.config.block_size}).')
-    x = self.transformer.wte.weight[token] + self.transformer.wpe.weight[pos]  # (B, 1, C)
-    for block, cache in zip(self.transformer.h, kv_caches): x = block.decode(x, cache)  # (B, 1, C)
-    return self.lm_head.forward(self.transformer.ln_f.forward(x))[..., :self.config.vocab_size]  # (B, 1, V)
+    "Logits (B, 1, vocab_size) of one new token through a `Decoder` made for this call (a loop makes one and reuses it)"
+    return Decoder(self)(token, kv_caches, pos)
 
 # %% ../nbs/07_sampling.ipynb #17b9a040
 @torch.inference_mode()
@@ -152,6 +165,7 @@ def generate_stream(model,  # a GPT
         caches = None  # one KVCache per block, holding the current window
         stop = torch.tensor(list(stop_tokens), device=idx.device, dtype=torch.long)
         finished = torch.zeros(idx.size(0), dtype=torch.bool, device=idx.device)
+        decode = Decoder(model) if isinstance(model, GPT) else model.decode  # another model (lesson 11's ONNX) brings its own
         for _ in range(max_new_tokens):
             new_start = window_start(seq.size(1), start, block_size)
             if new_start != start: start, caches = new_start, None  # the window slid: rebuild the caches
@@ -159,7 +173,7 @@ def generate_stream(model,  # a GPT
                 caches = [KVCache(capacity=block_size) for _ in range(model.config.n_layer)]
                 logits, _ = model(seq[:, start:], kv_caches=caches)  # (B, 1, V)
             elif use_cache:  # one new token, at its position in the window
-                logits = model.decode(seq[:, -1:], caches, seq.size(1) - 1 - start)  # (B, 1, V)
+                logits = decode(seq[:, -1:], caches, seq.size(1) - 1 - start)  # (B, 1, V)
             else:
                 logits, _ = model(seq[:, start:])  # (B, 1, V): the whole window, every step
             logits = apply_repetition_penalty(logits[:, -1].float(), seq[:, start:], repetition_penalty)  # (B, V)

@@ -20,7 +20,7 @@ from fastcore.basics import patch
 
 from .errors import ConfigError, DataError, NanoGPTError
 from .export import quantize_model, require
-from .sample import KVCache, apply_repetition_penalty, sample_next, window_start
+from .sample import Decoder, KVCache, apply_repetition_penalty, sample_next, window_start
 
 # %% auto #0
 __all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'PLAYGROUND', 'SlotCaches', 'held_back', 'TextStream', 'Completion', 'Engine',
@@ -146,6 +146,7 @@ class Engine:
                  tokenizer,  # its tokenizer
                  slots: int = 16):  # the most requests decoded together (1: one at a time)
         self.model, self.tokenizer, self.block_size = model, tokenizer, model.config.block_size
+        self.decode = Decoder(model)  # lesson 07's per-token path, its layers bound once for the server's life
         param = next(model.parameters())
         self.caches = SlotCaches(model.config, slots, param.device, param.dtype if param.is_floating_point() else torch.float32)
         self.running, self.waiting, self.lock = [], deque(), threading.Lock()
@@ -225,7 +226,7 @@ def step(self: Engine):
     device = self.caches.lengths.device
     tokens = torch.tensor([[c.seq[-1]] for c in self.running], device=device)  # (B, 1)
     self.caches.begin_step()
-    logits = self.model.decode(tokens, self.caches.layers, self.caches.lengths[:self.caches.rows, None])[:, -1]  # (B, V)
+    logits = self.decode(tokens, self.caches.layers, self.caches.lengths[:self.caches.rows, None])[:, -1]  # (B, V)
     self.caches.end_step()
     self.steps += 1
     for row in reversed(range(self.caches.rows)):
