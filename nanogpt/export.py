@@ -26,7 +26,7 @@ from .errors import ConfigError, MissingError
 from .model import GPT, GPTConfig
 from .pretrained import config_from_hf, hf_config, save_pretrained
 from .runtime import BF16_MARGIN, cached, machine_key, remember, time_steps
-from .sample import generate
+from .sample import generate, window_start
 from .tokenizers import tokenizer_from_meta
 
 # %% auto #0
@@ -273,13 +273,15 @@ def window_loss(model: GPT,  # any model `generate` takes
 # %% ../nbs/11_export.ipynb #cddb1f95
 def measure_sampling(model: GPT,  # a float32 model on the CPU, in eval mode
                      windows: torch.Tensor,  # (B, T + 1) token ids to score
-                     tokens: int = 32,  # tokens per timed call (batch 1, greedy, with the KV cache)
                      seconds: float = 2.0,  # time spent timing (at least two rounds after a warm-up)
                     ) -> dict:
-    "For each of `SAMPLING_PRECISIONS`: milliseconds per token decoding at batch 1, and the loss on `windows`"
+    "For each of `SAMPLING_PRECISIONS`: milliseconds per token of a long generation at batch 1 (one cycle of the sliding window), and the loss on `windows`"
     models = {precision: with_precision(model, precision) for precision in SAMPLING_PRECISIONS}
-    start = torch.zeros(1, 1, dtype=torch.long)  # (1, 1)
-    ms = time_steps({p: functools.partial(generate, m, start, tokens, temperature=0) for p, m in models.items()}, seconds)
+    block = model.config.block_size
+    keep = block + 1 - window_start(block + 1, 0, block)  # the tokens a sliding window keeps (lesson 07)
+    tokens = block + 1 - keep  # one refill of `keep` positions, then one position per token until the window slides again
+    refill = torch.zeros(1, keep, dtype=torch.long)  # (1, keep)
+    ms = time_steps({p: functools.partial(generate, m, refill, tokens, temperature=0) for p, m in models.items()}, seconds)
     return {p: {'ms/token': ms[p] / tokens, 'loss': window_loss(m, windows)} for p, m in models.items()}
 
 
@@ -301,7 +303,8 @@ def choose_sampling_precision(model: GPT,  # a float32 model on the CPU, in eval
     "(precision, why): the fastest of `SAMPLING_PRECISIONS` for decoding on this CPU within `max_loss_change`, measured once and cached"
     machine = machine_key()
     key = {'use': 'sample', 'machine': machine, 'weights': tensor_digest(list(model.state_dict().values()), values=4096),
-           'windows': 'own text' if windows is None else tensor_digest(windows, values=4096), 'max_loss_change': max_loss_change}
+           'windows': 'own text' if windows is None else tensor_digest(windows, values=4096), 'max_loss_change': max_loss_change,
+           'timed': 'a window cycle'}  # what measure_sampling times: entries from an earlier way of timing are measured again
     entry = cached(key)
     if entry is not None and entry.get('precision') in SAMPLING_PRECISIONS and isinstance(entry.get('reason'), str):
         return entry['precision'], entry['reason'] + '; cached)'

@@ -194,12 +194,19 @@ PEAK_FLOPS = {  # (GPU name as torch reports it, contains; dtype) -> dense FLOP/
 def measured_cpu_flops(size: int = 1024,  # the matrices are size x size
                        seconds: float = 0.3,  # time spent measuring
                       ) -> float:
-    "FLOP/s of a float32 matrix product on this CPU, with its current threads: the CPU's practical peak"
+    "FLOP/s of a float32 matrix product on this CPU with its current threads: the best single product now, or the best an earlier run measured here (cached)"
     a, b = torch.randn(size, size), torch.randn(size, size)
     a @ b
-    calls, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds: a @ b; calls += 1
-    return 2 * size**3 * calls / (time.perf_counter() - start)
+    best, start = 0.0, time.perf_counter()
+    while best == 0 or time.perf_counter() - start < seconds:
+        began = time.perf_counter()
+        a @ b
+        best = max(best, 2 * size**3 / (time.perf_counter() - began))
+    key = {'use': 'peak', 'machine': machine_key(), 'size': size}
+    earlier = (cached(key) or {}).get('flops')
+    if isinstance(earlier, (int, float)) and earlier > best: return float(earlier)  # load only ever lowers a measurement
+    remember(key, {'flops': best})
+    return best
 
 
 def peak_flops(device: str,  # a resolved device
