@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
+import functools
 import importlib.util
 import io
 import json
@@ -29,7 +31,7 @@ from .attention import MultiHeadAttention
 from .data import BatchLoader, load_meta, prepare
 from .errors import ConfigError, DataError, MissingError, TrainingError
 from .model import GPT, GPTConfig
-from .runtime import machine_key
+from .runtime import choose_cpu_dtype, machine_key, training_step
 
 # %% auto #0
 __all__ = ['MODEL_SHAPES', 'ITER_LINE', 'EVAL_LINE', 'NANOGPT_FILES', 'NANOGPT_CPU_RECIPE', 'rate', 'rates',
@@ -145,26 +147,24 @@ def linear_floor(model: nn.Module,  # a model
 
 
 def bench_model(seconds: float = 2.0, shapes: dict = MODEL_SHAPES, vocab_size: int = 65) -> list[dict]:
-    "Forward+backward tokens per second of `GPT` against `LectureGPT`, float32 on the CPU, and the ceiling its matrix products set"
+    "Forward+backward tokens per second of `GPT` in the precision lesson 05b's rule picks against `LectureGPT` in float32, and the float32 ceiling"
     rows = []
     print(f"{'model':<32} {'lecture (tok/s)':>16} {'GPT (tok/s)':>12} {'speed-up':>9} {'ceiling (tok/s)':>16} {'at most':>8}")
     for name, (fields, batch_size) in shapes.items():
         cfg = GPTConfig(vocab_size=vocab_size, dropout=0.0, **fields)
         torch.manual_seed(0)
         idx = torch.randint(vocab_size, (batch_size, cfg.block_size))  # (B, T)
-        def step(model):
-            def run():
-                _, loss = model(idx, idx)
-                loss.backward()
-                model.zero_grad(set_to_none=True)
-            return run
         ours = GPT(cfg)
-        results = {label: r * idx.numel() for label, r in rates({'lecture': step(LectureGPT(cfg)), 'ours': step(ours)}, 2 * seconds).items()}
-        ceiling = idx.numel() / linear_floor(ours, idx.numel(), seconds)  # tok/s if the step were its matrix products alone
+        dtype, why = choose_cpu_dtype(training_step(ours, idx, idx), {**dataclasses.asdict(cfg), 'batch_size': batch_size})
+        steps = {'lecture': functools.partial(training_step(LectureGPT(cfg), idx, idx), 'float32'),
+                 'ours': functools.partial(training_step(ours, idx, idx), dtype)}
+        results = {label: r * idx.numel() for label, r in rates(steps, 2 * seconds).items()}
+        ceiling = idx.numel() / linear_floor(ours, idx.numel(), seconds)  # tok/s if a float32 step were its matrix products alone
         rows.append(dict(model=name, reference=results['lecture'], ours=results['ours'], speedup=results['ours'] / results['lecture'],
-                         ceiling=ceiling, max_speedup=ceiling / results['lecture']))
+                         ceiling=ceiling, max_speedup=ceiling / results['lecture'], dtype=dtype, why=why))
         print(f"{name:<32} {results['lecture']:>16,.0f} {results['ours']:>12,.0f} {results['ours'] / results['lecture']:>8.2f}x"
               f" {ceiling:>16,.0f} {ceiling / results['lecture']:>7.2f}x")
+        print(f"{'':<4}GPT in {dtype}: {why}")
     return rows
 
 # %% ../nbs/bench.ipynb #43bb5ecb
@@ -331,7 +331,8 @@ def summarize_run(lines: list,  # what `run_timed` returned
     parsed = parse_train_output(lines)
     steps = [(t, int(ITER_LINE.match(text)[1])) for t, text in lines if ITER_LINE.match(text)]
     gaps = [t1 - t0 for (t0, i0), (t1, i1) in zip(steps, steps[1:]) if i0 >= 5 and i1 % eval_interval not in (0, eval_interval - 1)]
-    return dict(ms=statistics.median(step_ms(ms or parsed['ms'], eval_interval)), gap_ms=1000 * statistics.median(gaps),
+    times = step_ms(ms or parsed['ms'], eval_interval)
+    return dict(ms=statistics.median(times) if times else None, gap_ms=1000 * statistics.median(gaps) if gaps else None,  # None: too short a run
                 evals=parsed['evals'], seconds=parsed['evals'][-1][0], final_val=parsed['evals'][-1][2],
                 full_val=evaluate_run(out_dir, 'val', dataset_dir=dataset_dir)['loss'])
 
@@ -356,7 +357,8 @@ def bench_ref_generate(copy,  # the folder `nanogpt_copy` made
                        rounds: int = 3,  # alternations
                        vocab_size: int = 65,  # Tiny Shakespeare's characters
                       ) -> list:
-    "New tokens per second of nanoGPT's `GPT.generate` against our cached `generate`, batch 1, alternating rounds (the median of each)"
+    "New tokens per second of nanoGPT's `GPT.generate` against our cached `generate` in the precision lesson 11's rule picks, batch 1, alternating rounds (the median of each)"
+    from nanogpt.export import choose_sampling_precision, with_precision
     from nanogpt.sample import generate
     ref_model = import_nanogpt_model(copy)
     rows = []
@@ -365,6 +367,8 @@ def bench_ref_generate(copy,  # the folder `nanogpt_copy` made
         with contextlib.redirect_stdout(io.StringIO()):  # nanoGPT prints its parameter count
             theirs = ref_model.GPT(ref_model.GPTConfig(vocab_size=vocab_size, dropout=0.0, bias=False, **fields)).eval()
         ours = GPT(GPTConfig(vocab_size=vocab_size, dropout=0.0, **fields)).eval()
+        precision, why = choose_sampling_precision(ours)  # float32, bf16 or int8 weights: the fastest within the loss bound
+        ours = with_precision(ours, precision)
         prompt = torch.zeros((1, 1), dtype=torch.long)  # (1, 1)
         runs = {'nanogpt': lambda: theirs.generate(prompt, new_tokens), 'ours': lambda: generate(ours, prompt, new_tokens)}
         speeds = {label: [] for label in runs}
@@ -373,7 +377,8 @@ def bench_ref_generate(copy,  # the folder `nanogpt_copy` made
                 start = time.perf_counter()
                 assert run().shape == (1, 1 + new_tokens)
                 speeds[label].append(new_tokens / (time.perf_counter() - start))
-        rows.append(dict(model=name, nanogpt=statistics.median(speeds['nanogpt']), ours=statistics.median(speeds['ours'])))
+        rows.append(dict(model=name, nanogpt=statistics.median(speeds['nanogpt']), ours=statistics.median(speeds['ours']),
+                         precision=precision, why=why))
     return rows
 
 # %% ../nbs/bench.ipynb #cc7ad747
@@ -393,17 +398,17 @@ def ref_rows(result: dict) -> list:
              1000 / statistics.median(r['gap_ms'] for r in ours)),
             (f"seconds to val {first['final_val']:.3f}, first seed (lower is better)", first['seconds'],
              time_to_loss(ours[0]['evals'], first['final_val']))]
-    if (same := result.get('same_time')) is not None:
-        rows.append((f"seconds to val {first['final_val']:.3f}: ours --time_budget, {same['shape']} (lower is better)", first['seconds'],
-                     time_to_loss(same['evals'], first['final_val'])))
-        rows.append((f"full-split val loss in {first['seconds']:.0f} s: ours --time_budget, {same['shape']} (lower is better)",
-                     first['full_val'], same['full_val']))
-    else: rows.append((f"val loss after {first['seconds']:.0f} s, ours on the same 2,000 (lower is better)",
-                       first['final_val'], loss_at(ours[0]['evals'], first['seconds'])))
+    for run in result.get('budget_runs', []):  # ours as --time_budget runs, each in the shape lesson 06's rule picks
+        given = f"ours --time_budget={run['budget']:.0f}, {run['shape']}"
+        rows.append((f"seconds to val {first['final_val']:.3f}: {given} (lower is better)", first['seconds'],
+                     time_to_loss(run['evals'], first['final_val'])))
+        rows.append((f"full-split val loss: theirs in {first['seconds']:.0f} s, {given} (lower is better)", first['full_val'], run['full_val']))
+    if not result.get('budget_runs'): rows.append((f"val loss after {first['seconds']:.0f} s, ours on the same 2,000 (lower is better)",
+                                                   first['final_val'], loss_at(ours[0]['evals'], first['seconds'])))
     rows.append((f"full-split val loss, mean of {len(theirs)} seed(s) (lower is better)", statistics.mean(r['full_val'] for r in theirs),
                  statistics.mean(r['full_val'] for r in ours)))
-    rows += [(f"generate tok/s, {r['model'].split(' (')[1].split(',')[0]} (higher is better)", r['nanogpt'], r['ours'])
-             for r in result['generate']]
+    rows += [(f"generate tok/s, {r['model'].split(' (')[1].split(',')[0]}, ours {r.get('precision', 'float32')} (higher is better)",
+              r['nanogpt'], r['ours']) for r in result['generate']]
     return rows
 
 
@@ -413,17 +418,19 @@ def ref_table(result: dict) -> list:
     print(f"CPU: {cpu['model']} (AVX-512: {'yes' if cpu['avx512'] else 'no'}, AMX: {'yes' if cpu['amx'] else 'no'}), "
           f"{cpu['threads']} PyTorch threads")
     rows = ref_rows(result)
-    print(f"{'figure':<66} {'nanoGPT':>9} {'ours':>9} {'ours/nanoGPT':>13}")
+    print(f"{'figure':<76} {'nanoGPT':>9} {'ours':>9} {'ours/nanoGPT':>13}")
     for label, theirs, ours in rows:
         ratio = f'{ours / theirs:.2f}' if ours is not None else 'not reached'
-        print(f"{label:<66} {theirs:>9,.3f} {'-' if ours is None else f'{ours:,.3f}':>9} {ratio:>13}")
+        print(f"{label:<76} {theirs:>9,.3f} {'-' if ours is None else f'{ours:,.3f}':>9} {ratio:>13}")
+    for r in result['generate']:
+        if 'why' in r: print(f"sampling precision, {r['model'].split(' (')[1].split(',')[0]}: {r['why']}")
     return rows
 
 # %% ../nbs/bench.ipynb #e79b4134
 def bench_ref(ref,  # a checkout of karpathy/nanoGPT
               seeds: tuple = (1337,),  # one nanoGPT run and one of ours per seed
               iters: int = 2000,  # iterations per run (nanoGPT's CPU recipe: 2,000)
-              same_time: bool = True,  # also run ours for nanoGPT's wall time (first seed)
+              time_shares: tuple = (1.0, 1 / 3),  # ours as --time_budget runs given these shares of nanoGPT's wall time (first seed)
               new_tokens: int = 500,  # tokens per generation in the sampling race
               rounds: int = 3,  # alternations of the sampling race
               shapes: dict = MODEL_SHAPES,  # model shapes of the sampling race
@@ -443,17 +450,18 @@ def bench_ref(ref,  # a checkout of karpathy/nanoGPT
             out_dir = tmp / name
             lines = run_timed(ours_command + recipe_args(n, seed, out_dir=out_dir), tmp)
             return summarize_run(lines, out_dir, dataset, min(250, n), our_ms(out_dir))
-        result = dict(cpu=cpu_info(), seeds=list(seeds), iters=iters, theirs=[], ours=[], same_time=None)
+        def ours_in(budget, seed):  # ours given `budget` seconds, in the shape lesson 06's rule picks for it
+            out_dir = tmp / f'ours-{budget:.0f}s'
+            lines = run_timed([sys.executable, '-m', 'nanogpt', 'train', f'--data_dir={tmp / "data"}', f'--out_dir={out_dir}', f'--seed={seed}',
+                               f'--time_budget={budget:.1f}', '--progress=False', '--sample_tokens=0'], tmp)
+            shape, ms = json.loads((out_dir / 'config.json').read_text()), our_ms(out_dir)
+            return {**summarize_run(lines, out_dir, dataset, shape['eval_interval'], ms), 'budget': budget,
+                    'iters': len(ms) and max(ms) + 1, 'shape': f"{shape['n_layer']}x{shape['n_embd']}"}
+        result = dict(cpu=cpu_info(), seeds=list(seeds), iters=iters, theirs=[], ours=[], budget_runs=[])
         for seed in seeds:
             lines = run_timed([sys.executable, 'train.py', 'config/train_shakespeare_char.py', *recipe_args(iters, seed, out_dir=f'out-{seed}')], copy)
             result['theirs'].append(summarize_run(lines, copy / f'out-{seed}', dataset, min(250, iters)))
             result['ours'].append(ours(seed, iters, f'ours-{seed}'))
-            if same_time and result['same_time'] is None:  # ours given nanoGPT's wall time, in the shape lesson 06's rule picks for it
-                budget, out_dir = result['theirs'][0]['seconds'], tmp / 'ours-same-time'
-                lines = run_timed([sys.executable, '-m', 'nanogpt', 'train', f'--data_dir={tmp / "data"}', f'--out_dir={out_dir}', f'--seed={seed}',
-                                   f'--time_budget={budget:.1f}', '--progress=False', '--sample_tokens=0'], tmp)
-                shape = json.loads((out_dir / 'config.json').read_text())
-                result['same_time'] = {**summarize_run(lines, out_dir, dataset, shape['eval_interval'], our_ms(out_dir)), 'budget': budget,
-                                       'iters': len(our_ms(out_dir)) and max(our_ms(out_dir)) + 1, 'shape': f"{shape['n_layer']}x{shape['n_embd']}"}
+            if seed == seeds[0]: result['budget_runs'] = [ours_in(share * result['theirs'][0]['seconds'], seed) for share in time_shares]
         result['generate'] = bench_ref_generate(copy, shapes, new_tokens, rounds)
     return result

@@ -165,7 +165,8 @@ def generate_stream(model,  # a GPT
         caches = None  # one KVCache per block, holding the current window
         stop = torch.tensor(list(stop_tokens), device=idx.device, dtype=torch.long)
         finished = torch.zeros(idx.size(0), dtype=torch.bool, device=idx.device)
-        decode = Decoder(model) if isinstance(model, GPT) else model.decode  # another model (lesson 11's ONNX) brings its own
+        inner = getattr(model, '_orig_mod', model)  # the GPT inside a torch.compile wrapper
+        decode = Decoder(inner) if isinstance(inner, GPT) else model.decode  # another model (lesson 11's ONNX) brings its own
         for _ in range(max_new_tokens):
             new_start = window_start(seq.size(1), start, block_size)
             if new_start != start: start, caches = new_start, None  # the window slid: rebuild the caches
