@@ -450,7 +450,8 @@ def bench_ref(ref,  # a checkout of karpathy/nanoGPT
             out_dir = tmp / name
             lines = run_timed(ours_command + recipe_args(n, seed, out_dir=out_dir), tmp)
             return summarize_run(lines, out_dir, dataset, min(250, n), our_ms(out_dir))
-        def ours_in(budget, seed):  # ours given `budget` seconds, in the shape lesson 06's rule picks for it
+        def ours_in(budget, seed):
+            "Ours given `budget` seconds, in the shape lesson 06's rule picks for it"
             out_dir = tmp / f'ours-{budget:.0f}s'
             lines = run_timed([sys.executable, '-m', 'nanogpt', 'train', f'--data_dir={tmp / "data"}', f'--out_dir={out_dir}', f'--seed={seed}',
                                f'--time_budget={budget:.1f}', '--progress=False', '--sample_tokens=0'], tmp)
