@@ -228,11 +228,12 @@ def _fit_budget(cfg, args, device: str, dataset_dir: Path, say):
 
 
 def _saved_iteration(out_dir) -> str:
-    "What out_dir/ckpt.pt holds, in words, read without loading its tensors"
-    import torch
+    "What out_dir/ckpt.pt holds, in words, read through lesson 05a's `load_checkpoint` (which also verifies it)"
+    from nanogpt.checkpoint import load_checkpoint
     path = Path(out_dir) / 'ckpt.pt'
-    try: return f"{path} holds iteration {torch.load(path, map_location='cpu', weights_only=True, mmap=True)['iter_num']:,}"
-    except Exception: return f'{path} could not be read' if path.exists() else f'no checkpoint was written to {out_dir}'
+    if not path.exists(): return f'no checkpoint was written to {out_dir}'
+    try: return f"{path} holds iteration {load_checkpoint(path)['iter_num']:,}"
+    except NanoGPTError: return f'{path} could not be read'
 
 
 def _sample_prompt(tokenizer) -> str:

@@ -73,6 +73,7 @@ FEATURE_FLAGS = ('avx2', 'avx512f', 'avx512_bf16', 'amx_tile', 'amx_bf16')  # x8
 BF16_FLAGS = ('avx512_bf16', 'amx_bf16')  # either one: bfloat16 products in hardware
 
 
+@functools.lru_cache(maxsize=None)  # a process never changes CPU: /proc/cpuinfo is read once
 def cpu_features() -> dict:
     "This CPU's model name, and which of `FEATURE_FLAGS` it has (`flags` is None where /proc/cpuinfo lists no x86 flags)"
     cpuinfo = Path('/proc/cpuinfo')
