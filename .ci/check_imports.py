@@ -1,27 +1,23 @@
-"""Imports point down the course: a nanogpt module imports only modules from earlier notebooks, counting imports inside functions.
+"""The package is laid out by role: every nanogpt module sits in one declared layer and imports only from its own
+layer or the layers below it, counting imports inside functions; within a layer the imports form no cycle.
 
-The course order is the notebooks' order: numbered lessons by file name (00_errors, 01_tokenizers, ..., 05a_checkpoint, ...),
-then the unnumbered ones (bench, cli, main). The one documented exception: `GPT.from_pretrained` / `save_pretrained` in
-`model` delegate to `pretrained`. Prints the import graph; exits 1 on an import that points up the course.
+There is no exceptions list. A module missing from LAYERS, an import that points up a layer, or a cycle inside a layer
+makes this script print the offence and exit 1. It prints the layer table (module, layer, what it imports) first.
 """
 import ast
-import re
 import sys
 from pathlib import Path
 
-ALLOWED_UP = {('model', 'pretrained')}  # the GPT.from_pretrained / save_pretrained facade (lesson 05 -> lesson 08)
+LAYERS = {  # bottom to top
+    'base': ('errors', 'files', 'runtime'),  # errors, files and hashes, random state, optional imports; the machine
+    'model and data': ('tokenizers', 'data', 'bigram', 'attention', 'model', 'checkpoint', 'pretrained'),
+    'training and inference': ('train', 'memory', 'distributed', 'lora', 'sample', 'evaluate', 'export', 'serve'),
+    'command line': ('cli', 'bench', '__main__', '__init__'),  # the package's front door imports what it attaches
+}
 root = Path(__file__).resolve().parent.parent
 package = root / 'nanogpt'
-
-
-def notebook_of(path: Path) -> str:
-    "The notebook a generated module comes from"
-    match = re.search(r'File to edit: \.\./nbs/(\S+)\.ipynb', path.read_text())
-    return match.group(1) if match else path.stem
-
-
-def order_key(notebook: str) -> tuple:
-    return (0, notebook) if notebook[:2].isdigit() else (1, notebook)
+level = {module: i for i, modules in enumerate(LAYERS.values()) for module in modules}
+layer_name = {i: name for i, name in enumerate(LAYERS)}
 
 
 def imports_of(path: Path, modules: set) -> set:
@@ -39,16 +35,37 @@ def imports_of(path: Path, modules: set) -> set:
     return found - {path.stem}
 
 
-modules = {p.stem: p for p in package.glob('*.py') if p.stem not in ('__init__', '_modidx')}
-rank = {m: order_key(notebook_of(p)) for m, p in modules.items()}
-problems = []
-print('import graph (module, its notebook -> what it imports):')
-for m in sorted(modules, key=rank.get):
-    deps = sorted(imports_of(modules[m], set(modules)), key=rank.get)
-    print(f'  {m:<12} ({notebook_of(modules[m])}) -> {", ".join(deps) or "-"}')
-    problems += [f'{m} ({notebook_of(modules[m])}) imports {d} ({notebook_of(modules[d])}), a later lesson'
-                 for d in deps if rank[d] > rank[m] and (m, d) not in ALLOWED_UP]
-if problems:
-    print('Imports that point up the course order:\n  ' + '\n  '.join(problems))
-    sys.exit(1)
-print('every import points down the course')
+def cycles(edges: dict) -> list:
+    "Every cycle found by a depth-first walk, as 'a -> b -> a'"
+    state, found = {}, []
+    def visit(node, path):
+        state[node] = 'open'
+        for nxt in sorted(edges[node]):
+            if state.get(nxt) == 'open': found.append(' -> '.join(path[path.index(nxt):] + [nxt]))
+            elif nxt not in state: visit(nxt, path + [nxt])
+        state[node] = 'done'
+    for node in sorted(edges):
+        if node not in state: visit(node, [node])
+    return found
+
+
+def check(package: Path) -> list:
+    "The offences in `package`, printing its layer table"
+    modules = {p.stem: p for p in package.glob('*.py') if p.stem != '_modidx'}
+    problems = [f'{m} is in no layer: add it to LAYERS in .ci/check_imports.py' for m in sorted(modules) if m not in level]
+    edges = {m: imports_of(p, set(modules)) for m, p in modules.items()}
+    print(f'{"module":<12} {"layer":<24} imports')
+    for m in sorted(modules, key=lambda m: (level.get(m, 99), m)):
+        print(f'{m:<12} {layer_name.get(level.get(m), "?"):<24} {", ".join(sorted(edges[m], key=level.get)) or "-"}')
+        problems += [f'{m} ({layer_name[level[m]]}) imports {d} ({layer_name[level[d]]}), a layer above its own'
+                     for d in sorted(edges[m]) if m in level and d in level and level[d] > level[m]]
+    problems += [f'an import cycle: {c}' for c in cycles(edges)]
+    return problems
+
+
+if __name__ == '__main__':
+    problems = check(Path(sys.argv[1]) if len(sys.argv) > 1 else package)
+    if problems:
+        print('The package breaks its layers:\n  ' + '\n  '.join(problems))
+        sys.exit(1)
+    print('every import points down a layer or stays in its own, with no cycle')

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 problems = []
-for path in sorted(Path('nbs').glob('*.ipynb')):
+for path in sorted(p for p in Path("nbs").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts):
     cells = json.loads(path.read_text())['cells']
     if path.name[0].isdigit():
         code = [c for c in cells if c['cell_type'] == 'code']

@@ -42,22 +42,32 @@ GITHUB = cfg['git_url'].rstrip('/')  # https://github.com/USER/REPO
 BRANCH = cfg.get('branch', 'main')
 BASEURL = cfg.get('doc_baseurl', '/').rstrip('/')  # where GitHub Pages serves the site: /REPO
 COLAB = f"https://colab.research.google.com/github/{cfg['user']}/{cfg['repo']}/blob/{BRANCH}/{cfg['nbs_path']}"
-# Sections of the site after the front page, in course order; a notebook not named here goes to "More".
-TOOLS = {'cli': 'The command line', 'main': 'The command line', 'bench': 'Benchmarks'}
+# The site's sections after the front page: Part 1 (build a GPT), Part 2 (use it), then the engine room (nbs/engine/).
+PART_2 = ('08_gpt2', '09_ddp', '11_export', '12_serving', '13_lora')  # the rest of the numbered lessons are Part 1
 WIDGET_NOTE = ('<p class="admonition note">This output is an interactive widget: it appears when you run the '
                'notebook in JupyterLab (or Colab), where a kernel answers it.</p>')
 
 
-def page_of(name: str) -> str:  # a notebook's stem
+def page_of(name: str) -> str:  # a notebook's stem, its path under nbs/ without .ipynb (`engine/00_errors`)
     "The site path of a notebook's page (use_directory_urls: `07_sampling/`; the front page is the site root)"
     return '' if name == 'index' else f'{name}/'
+
+
+def up_from(name: str) -> str:  # the stem of a page
+    "The relative URL from that page to the site root"
+    return '../' * page_of(name).count('/')
 
 
 def rel_link(src: str,  # the stem of the page the link is on
              dst: str) -> str:  # the stem of the page it points to
     "A relative URL from one notebook's page to another's"
-    up = '' if src == 'index' else '../'
+    up = up_from(src)
     return up + page_of(dst) if page_of(dst) else up or './'
+
+
+def folder_of(name: str) -> Path:  # a notebook's stem
+    "The folder the notebook lies in, which its relative links start from"
+    return (NBS / name).parent
 
 
 MATH = re.compile(r'(?<![\\$])\$\$(.+?)\$\$|(?<![\\$\w])\$(?!\s)([^$\n]+?)(?<!\s)\$(?![\w$])', re.S)
@@ -84,8 +94,10 @@ def fix_images(text: str,  # markdown
     def sub(m):
         url = m.group(2)
         if urlsplit(url).scheme or url.startswith('/'): return m.group(0)
-        if (NBS / url).is_file(): IMAGES.add(Path(url))
-        return m.group(1) + ('' if name == 'index' else '../') + url
+        image = (folder_of(name) / url).resolve()
+        if not image.is_relative_to(NBS.resolve()): return m.group(0)  # outside nbs/: left for the check to find
+        if image.is_file(): IMAGES.add(image.relative_to(NBS.resolve()))
+        return m.group(1) + up_from(name) + image.relative_to(NBS.resolve()).as_posix()
     return IMAGE.sub(sub, text)
 
 
@@ -98,9 +110,10 @@ def fix_links(text: str,  # markdown
         if parts.scheme or url.startswith(('#', 'mailto:')): return m.group(0)
         frag = f'#{parts.fragment}' if parts.fragment else ''
         path = Path(parts.path)
-        if path.suffix == '.ipynb' and (NBS / path).resolve().parent == NBS.resolve():
-            return m.group(1) + rel_link(name, path.stem) + frag
-        target = (NBS / path).resolve().relative_to(ROOT)
+        target = (folder_of(name) / path).resolve()
+        if path.suffix == '.ipynb' and target.is_relative_to(NBS.resolve()):
+            return m.group(1) + rel_link(name, target.relative_to(NBS.resolve()).with_suffix('').as_posix()) + frag
+        target = target.relative_to(ROOT)
         return m.group(1) + f'{GITHUB}/blob/{BRANCH}/{target.as_posix()}{frag}'
     return LINK.sub(sub, text)
 
@@ -193,7 +206,7 @@ def api_pages(docs: Path) -> list[tuple[str, str]]:  # the docs folder
         nb_name = next((stem for stem in nb_stems() if default_exp(stem) == modname.split('.', 1)[1]), None)
         text = [f'# `{modname}`', '']
         if mod.__doc__: text += [inspect.cleandoc(mod.__doc__), '']
-        if nb_name: text += [f'Taught in [{nb_name}](../../{nb_name}/).', '']
+        if nb_name: text += [f'Taught in [{nb_name}](../../{page_of(nb_name)}).', '']
         for full, (_, path) in sorted(syms.items(), key=lambda kv: kv[0]):
             qual = full[len(modname) + 1:]
             obj = mod
@@ -208,8 +221,15 @@ def api_pages(docs: Path) -> list[tuple[str, str]]:  # the docs folder
 
 
 def nb_stems() -> list[str]:
-    "The notebooks' stems, sorted: lessons are numbered, so this is course order"
-    return sorted(p.stem for p in NBS.glob('*.ipynb'))
+    "The notebooks' stems (`07_sampling`, `engine/00_errors`), sorted: lessons are numbered, so this is course order"
+    return sorted(p.relative_to(NBS).with_suffix('').as_posix() for p in NBS.rglob('*.ipynb')
+                  if '.ipynb_checkpoints' not in p.parts)
+
+
+def section_of(stem: str) -> str:  # a notebook's stem
+    "Where the site lists a notebook: Part 1, Part 2 or the engine room"
+    if stem.startswith('engine/'): return 'The engine room'
+    return 'Part 2: use it' if stem in PART_2 else 'Part 1: build a GPT'
 
 
 def default_exp(stem: str) -> str | None:  # a notebook's stem
@@ -304,18 +324,16 @@ def build(out: Path) -> int:  # where the site goes
         work = Path(tmp)
         docs = work / 'docs'
         docs.mkdir()
-        lessons, tools, more = [], [], []
+        sections = {'Part 1: build a GPT': [], 'Part 2: use it': [], 'The engine room': []}
         for stem in nb_stems():
             nb = json.loads((NBS / f'{stem}.ipynb').read_text(encoding='utf-8'))
-            entry = {title_of(nb): f'{stem}.ipynb'}
+            (docs / f'{stem}.ipynb').parent.mkdir(parents=True, exist_ok=True)
             (docs / f'{stem}.ipynb').write_text(json.dumps(prepare(nb, stem)), encoding='utf-8')
-            if stem == 'index': continue
-            (lessons if re.match(r'\d', stem) else tools if stem in TOOLS else more).append(entry)
+            if stem != 'index': sections[section_of(stem)].append({title_of(nb): f'{stem}.ipynb'})
         for image in IMAGES:
             (docs / image).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(NBS / image, docs / image)
-        nav = [{'Home': 'index.ipynb'}, {'Lessons': lessons}, {'Tools': tools}]
-        if more: nav.append({'More': more})
+        nav = [{'Home': 'index.ipynb'}, *({name: pages} for name, pages in sections.items())]
         nav.append({'API reference': [{title: page} for title, page in api_pages(docs)]})
         config = write_config(work, out, nav)
         if out.exists(): shutil.rmtree(out)

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import secrets
 import tempfile
 import urllib.request
 from pathlib import Path
@@ -17,47 +15,19 @@ import numpy as np
 import torch
 
 from .errors import ConfigError, DataError, MissingError
+from .files import atomic_file, atomic_write_bytes, sha256_file  # noqa: F401 (atomic_file: importable from here too)
 from .tokenizers import get_tokenizer, tokenizer_from_meta
 
 # %% auto #0
-__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'BPE_FILE', 'sha256_file', 'atomic_file',
-           'atomic_write_bytes', 'download', 'tiny_shakespeare', 'read_corpus', 'token_dtype', 'to_token_array',
-           'prepare', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'BatchLoader']
+__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'BPE_FILE', 'download', 'tiny_shakespeare',
+           'read_corpus', 'token_dtype', 'to_token_array', 'prepare', 'course_copy', 'scratch_dataset', 'load_meta',
+           'load_tokenizer', 'BatchLoader']
 
 # %% ../nbs/02_data.ipynb #aed55318
 SHAKESPEARE_URL = 'https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt'
 SHAKESPEARE_SHA256 = '86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed'
 SHAKESPEARE_BYTES = 1_115_394
 DATASETS = {'shakespeare_char': 'char', 'shakespeare': 'gpt2'}  # built-in dataset -> tokenizer
-
-
-def sha256_file(path) -> str:
-    "Hex SHA-256 of the file at `path`"
-    digest = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for chunk in iter(lambda: f.read(1 << 20), b''): digest.update(chunk)
-    return digest.hexdigest()
-
-
-def atomic_file(path,  # the file to write
-                write):  # called with the path of a temporary file beside it, which it writes
-    "Write `path` through a temporary file in the same folder (`NAME.XXXXXXXX.tmpSUFFIX`), moved into place only when complete, so a crash never leaves half a file"
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f'{path.name}.{secrets.token_hex(4)}.tmp{path.suffix}')
-    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the mode the umask allows, as open() gives (mkstemp: 0600)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp): os.remove(tmp)
-        raise
-    return path
-
-
-def atomic_write_bytes(path, data: bytes):
-    "Write `data` to `path` with `atomic_file`"
-    return atomic_file(path, lambda tmp: Path(tmp).write_bytes(data))
 
 
 def download(url: str,  # where from
@@ -179,11 +149,19 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
     return out
 
 # %% ../nbs/02_data.ipynb #95241136
+def course_copy(name: str = 'data/shakespeare_char/input.txt',  # the file to look for
+               ) -> Path | None:
+    "The nearest `name` in the working folder or a folder above it: the course's own copy of Tiny Shakespeare"
+    for folder in (Path.cwd(), *Path.cwd().parents):
+        if (folder / name).is_file(): return folder / name
+    return None
+
+
 def scratch_dataset(name: str = 'shakespeare_char',  # a built-in dataset: 'shakespeare_char' or 'shakespeare'
-                    src='../data/shakespeare_char/input.txt',  # a local copy of Tiny Shakespeare
+                    src=None,  # a local copy of Tiny Shakespeare (default: `course_copy()`)
                    ) -> Path:
     "Tiny Shakespeare prepared as `name` in a new temporary data folder (its parent): for lessons and tests that share no files"
-    return prepare(name, tempfile.mkdtemp(prefix='nanogpt-'), src=src)
+    return prepare(name, tempfile.mkdtemp(prefix='nanogpt-'), src=src or course_copy())
 
 # %% ../nbs/02_data.ipynb #35003f7f
 def _tokenizer_entry(dataset_dir: Path, entry: dict, hint: str) -> dict:

@@ -12,9 +12,8 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 import torch.nn as nn
-from torch.nn.parallel import DistributedDataParallel as DDP
-
 from fastcore.basics import patch
+from torch.nn.parallel import DistributedDataParallel as DDP
 
 from .errors import ConfigError
 from .model import GPT

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import copy
 import functools
-import importlib
 import json
-import os
 import tempfile
 import warnings
 from pathlib import Path
@@ -20,9 +18,9 @@ import torch.nn.functional as F
 from torch.export import Dim
 
 from .attention import CausalSelfAttention
-from .checkpoint import TOKENIZER_FILE, tensor_digest
-from .data import atomic_file, atomic_write_bytes
+from .checkpoint import TOKENIZER_FILE
 from .errors import ConfigError, MissingError
+from .files import atomic_file, atomic_write_bytes, require, tensor_digest
 from .model import GPT, GPTConfig
 from .pretrained import config_from_hf, hf_config, save_pretrained
 from .runtime import BF16_MARGIN, cached, machine_key, remember, time_steps
@@ -31,9 +29,9 @@ from .tokenizers import tokenizer_from_meta
 
 # %% auto #0
 __all__ = ['ONNX_INPUTS', 'ONNX_OUTPUTS', 'QUANTIZE_SCHEMES', 'FORMATS', 'NO_INT8', 'SAMPLING_PRECISIONS', 'MAX_LOSS_CHANGE',
-           'attend', 'ExportableGPT', 'empty_cache', 'dynamic_shapes', 'example_inputs', 'export_program', 'require',
-           'write_onnx', 'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model', 'export_model', 'with_precision',
-           'own_text', 'window_loss', 'measure_sampling', 'pick_precision', 'choose_sampling_precision']
+           'attend', 'ExportableGPT', 'empty_cache', 'dynamic_shapes', 'example_inputs', 'export_program', 'write_onnx',
+           'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model', 'export_model', 'with_precision', 'own_text',
+           'window_loss', 'measure_sampling', 'pick_precision', 'choose_sampling_precision']
 
 # %% ../nbs/11_export.ipynb #7d065e6b
 def attend(attn: CausalSelfAttention,  # one block's attention layer
@@ -107,16 +105,6 @@ def export_program(model: GPT,  # the model (put in eval mode)
                                    dynamic_shapes=dynamic_shapes(model.config))
 
 # %% ../nbs/11_export.ipynb #32ec0f05
-def require(module: str,  # an optional dependency: 'onnx', 'onnxruntime.quantization', ... (lesson 12: 'fastapi', 'uvicorn')
-            extra: str = 'export',  # the extra that installs it
-            purpose: str = 'ONNX export and ONNX Runtime',  # what needs it, for the message
-           ):
-    "Import an optional dependency, or raise a `MissingError` that says which extra installs it"
-    try: return importlib.import_module(module)
-    except ImportError:
-        raise MissingError(f'{module} is not installed; {purpose} need it: pip install "nanogpt[{extra}]"') from None
-
-
 ONNX_INPUTS, ONNX_OUTPUTS = ['idx', 'past_keys', 'past_values'], ['logits', 'present_keys', 'present_values']
 
 

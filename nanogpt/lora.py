@@ -16,8 +16,8 @@ import torch.nn.functional as F
 from safetensors.torch import load_file, save
 
 from .checkpoint import WEIGHT_KEYS, build_model, clean_state_dict, find_checkpoint, from_nanogpt, load_checkpoint
-from .data import atomic_write_bytes
 from .errors import CheckpointError, ConfigError, MissingError
+from .files import atomic_write_bytes
 from .model import GPT
 from .train import SingleProcess, TrainConfig, train
 
@@ -199,10 +199,10 @@ def save_peft_adapter(model: nn.Module,  # a model with adapters (one rank and a
     layers = lora_layers(model)
     if not layers: raise ConfigError('The model has no adapters to save (apply_lora or train_lora first).')
     first = next(iter(layers.values()))
-    if any((l.rank, l.alpha, l.lora_dropout.p) != (first.rank, first.alpha, first.lora_dropout.p) for l in layers.values()):
+    if any((lyr.rank, lyr.alpha, lyr.lora_dropout.p) != (first.rank, first.alpha, first.lora_dropout.p) for lyr in layers.values()):
         raise ConfigError('peft expects one rank, alpha and dropout for every adapter.')
-    tensors = {f'{PEFT_PREFIX}{name}.lora_{m}.weight': getattr(l, f'lora_{m}').detach().cpu().contiguous()
-               for name, l in layers.items() for m in 'AB'}
+    tensors = {f'{PEFT_PREFIX}{name}.lora_{m}.weight': getattr(layer, f'lora_{m}').detach().cpu().contiguous()
+               for name, layer in layers.items() for m in 'AB'}
     config = {'peft_type': 'LORA', 'task_type': 'CAUSAL_LM', 'base_model_name_or_path': base, 'r': first.rank,
               'lora_alpha': first.alpha, 'lora_dropout': first.lora_dropout.p, 'fan_in_fan_out': True, 'bias': 'none',
               'target_modules': sorted({name.rsplit('.', 1)[-1] for name in layers}), 'use_rslora': False, 'use_dora': False,

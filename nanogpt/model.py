@@ -10,8 +10,8 @@ from dataclasses import dataclass, replace
 
 import torch
 import torch.nn as nn
-from torch.nn import functional as F
 from fastcore.basics import patch
+from torch.nn import functional as F
 from torch.utils.checkpoint import checkpoint
 
 from .attention import CausalSelfAttention
@@ -189,16 +189,3 @@ def crop_block_size(self: GPT, block_size: int):  # the new, smaller context
     for block in self.transformer.h: block.attn.block_size = block_size
     return self
 
-
-@patch(cls_method=True)
-def from_pretrained(cls: GPT, name_or_path: str,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl', or a Hugging Face-layout directory
-                    **overrides):  # GPTConfig fields to change, e.g. dropout=0.1
-    "A GPT with OpenAI's GPT-2 weights, or any GPT-2 checkpoint in the Hugging Face layout (see lesson 08)"
-    from nanogpt.pretrained import load_pretrained
-    return load_pretrained(name_or_path, **overrides)
-
-@patch
-def save_pretrained(self: GPT, path):  # a directory; config.json and model.safetensors are written there
-    "Save in the Hugging Face GPT-2 layout, which `transformers` and `GPT.from_pretrained` load (see lesson 08)"
-    from nanogpt.pretrained import save_pretrained
-    return save_pretrained(self, path)

@@ -12,17 +12,17 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import torch
+from fastcore.basics import patch
 from safetensors.torch import load_file, save
 
 from .checkpoint import TOKENIZER_FILE, clean_state_dict
-from .data import atomic_write_bytes
 from .errors import CheckpointError, MissingError, describe
+from .files import atomic_write_bytes
 from .model import GPT, LAYER_NORM_EPS, GPTConfig
 
 # %% auto #0
 __all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'config_from_hf', 'hf_config',
-           'from_hf_state_dict', 'to_hf_state_dict', 'pretrained_files', 'read_weights', 'load_pretrained',
-           'save_pretrained']
+           'from_hf_state_dict', 'to_hf_state_dict', 'pretrained_files', 'read_weights', 'load_pretrained']
 
 # %% ../nbs/08_gpt2.ipynb #0998e18a
 GPT2_SIZES = {  # OpenAI's four GPT-2 checkpoints: (n_layer, n_head, n_embd); all have 50,257 tokens and a context of 1,024
@@ -180,7 +180,17 @@ def load_pretrained(name_or_path,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-
     model.load_state_dict(state)
     return model
 
+
+@patch(cls_method=True)
+def from_pretrained(cls: GPT,
+                    name_or_path,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl', or a folder in the Hugging Face layout
+                    **overrides,  # GPTConfig fields to change, e.g. dropout=0.1
+                   ) -> GPT:
+    "A GPT with OpenAI's GPT-2 weights, or any GPT-2 checkpoint in the Hugging Face layout (`load_pretrained`)"
+    return load_pretrained(name_or_path, **overrides)
+
 # %% ../nbs/08_gpt2.ipynb #ac197322
+@patch
 def save_pretrained(model: GPT,  # our model
                     path,  # the folder to write
                     tokenizer=None,  # its tokenizer (optional): saved so that nanogpt can sample from the folder

@@ -19,7 +19,8 @@ import torch
 from fastcore.basics import patch
 
 from .errors import ConfigError, DataError, NanoGPTError
-from .export import quantize_model, require
+from .export import quantize_model
+from .files import require
 from .sample import Decoder, KVCache, apply_repetition_penalty, sample_next, window_start
 
 # %% auto #0
@@ -483,6 +484,7 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
     "Serve a model with an OpenAI-compatible completions API until SIGTERM (exit 0) or Ctrl-C"
     import signal as signals
     from pathlib import Path
+
     from nanogpt.checkpoint import load_model
     uvicorn = _require('uvicorn')
     if quantize and device != 'cpu': raise ConfigError(f'--quantize {quantize} runs on the CPU; pass --device=cpu or drop --quantize.')

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import regex
 from fastcore.basics import patch
 
 from .errors import ConfigError, DataError, MissingError, describe
+from .files import atomic_write_bytes
 
 # %% auto #0
 __all__ = ['GPT2_SPLIT_PATTERN', 'CharTokenizer', 'load_tiktoken', 'TiktokenTokenizer', 'merge', 'train_bpe', 'bpe_merge_chunk',
@@ -305,14 +305,7 @@ def from_meta(cls: BPETokenizer,
 def save(self: BPETokenizer,
          path):  # the JSON file to write
     "Write `to_meta()` to `path` as JSON, through a temporary file, so a reader never sees half of it"
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix='.tmp')
-    try:
-        with os.fdopen(fd, 'w', encoding='utf-8') as f: json.dump(self.to_meta(), f)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, json.dumps(self.to_meta()).encode())
 
 
 @patch(cls_method=True)

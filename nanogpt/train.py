@@ -19,14 +19,14 @@ import torch
 import torch.nn as nn
 from tqdm.auto import tqdm
 
+from . import runtime
 from .bigram import estimate_loss
-from .checkpoint import (build_model, clean_state_dict, load_checkpoint, load_weights, rng_state, save_checkpoint,
-                                set_rng_state)
-from .data import BatchLoader, atomic_write_bytes, load_meta
+from .checkpoint import build_model, clean_state_dict, load_checkpoint, load_weights, save_checkpoint
+from .data import BatchLoader, load_meta
 from .errors import ConfigError, TrainingError, os_error_message
+from .files import atomic_write_bytes, rng_state, set_rng_state
 from .model import GPT, GPTConfig
-from .runtime import (StopRequest, autocast_context, cached, choose_cpu_dtype, compile_model, machine_key, peak_flops, remember,
-                             resolve_device, resolve_dtype, time_steps, training_step)
+from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype, training_step
 
 # %% auto #0
 __all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'RUN_FILES', 'BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE',
@@ -88,7 +88,7 @@ class TrainConfig:
     gradient_checkpointing: bool = False  # recompute activations in backward: less memory, more compute
     progress: bool = True  # show a progress bar
     sample_tokens: int = 300  # `nanogpt train` prints a sample this long at the end (0: none)
-    dry_run: bool = False  # `nanogpt train`: print the run's memory estimate (lesson 06a) and whether it fits, then stop without training
+    dry_run: bool = False  # `nanogpt train`: print the run's memory estimate (the memory notebook) and whether it fits, then stop without training
     skip_memory_check: bool = False  # `nanogpt train`: start a GPU run even when the memory estimate says it will not fit
     overwrite: bool = False  # start a new run in an out_dir that holds one, replacing its checkpoints and log (False: refuse)
     time_budget: float = 0.0  # seconds of wall time for the whole run, evaluations included (0: none); the cosine then reaches min_lr when it runs out, and max_iters only caps it
@@ -115,7 +115,7 @@ PRESETS = {
 PRESETS['shakespeare_char_cpu'] = {**PRESETS['shakespeare_char'],  # plus the CPU flags of nanoGPT's README: 1.88 after 2,000 steps
     'device': 'cpu', 'compile': False, 'eval_iters': 20, 'log_interval': 1, 'block_size': 64, 'batch_size': 12,
     'n_layer': 4, 'n_head': 4, 'n_embd': 128, 'max_iters': 2000, 'lr_decay_iters': 2000, 'dropout': 0.0}
-PRESETS['shakespeare_char_fast'] = {**PRESETS['shakespeare_char_cpu'],  # ours: under 5 minutes on 2 CPU cores (09a_speed)
+PRESETS['shakespeare_char_fast'] = {**PRESETS['shakespeare_char_cpu'],  # ours: under 5 minutes on 2 CPU cores (engine/04_speed)
     'out_dir': 'out-shakespeare-char-fast', 'device': 'auto', 'log_interval': 50, 'eval_interval': 250,
     'eval_iters': 20, 'batch_size': 12, 'block_size': 64, 'n_layer': 2, 'n_head': 4, 'n_embd': 192,
     'learning_rate': 4e-3, 'min_lr': 4e-4, 'warmup_iters': 50, 'max_iters': 4500, 'lr_decay_iters': 4500}
@@ -308,12 +308,12 @@ def measured_cpu_dtype(model: nn.Module,  # the model as it will train, before t
                        cfg: TrainConfig,  # its batch_size, block_size, compile and lora_rank
                        parallel: SingleProcess,  # the processes, which must agree
                       ) -> tuple[str, str]:
-    "(dtype, why): float32 or bfloat16 autocast, whichever trains `model` faster on this CPU (lesson 05b), rank 0's for every process"
+    "(dtype, why): float32 or bfloat16 autocast, whichever trains `model` faster on this CPU (the machine notebook), rank 0's for every process"
     generator = torch.Generator().manual_seed(0)  # a batch of its own: the run's batches and random state stay as they are
     x, y = (torch.randint(model.config.vocab_size, (cfg.batch_size, cfg.block_size), generator=generator) for _ in range(2))  # (B, T)
     model.train()
     shape = {**asdict(model.config), 'batch_size': cfg.batch_size, 'compile': cfg.compile, 'lora_rank': cfg.lora_rank}
-    return tuple(parallel.gather(choose_cpu_dtype(training_step(model, x, y), shape, seconds=1.0))[0])
+    return tuple(parallel.gather(runtime.choose_cpu_dtype(training_step(model, x, y), shape, seconds=1.0))[0])
 
 # %% ../nbs/06_training.ipynb #f3ca0d19
 def start_model(cfg: TrainConfig,  # the run's settings
@@ -415,7 +415,8 @@ class RunLock:
 
     def acquire(self) -> RunLock:
         "Take the lock, or refuse with ConfigError: another run writes to this out_dir"
-        try: import fcntl
+        try:
+            import fcntl
         except ImportError: return self  # Windows: no flock, no lock
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while self.file is None:
@@ -516,7 +517,7 @@ def build_run(cfg: TrainConfig,  # checked settings
             for name, loader in loaders.items(): loader.load_state_dict(ranks[parallel.rank]['loaders'][name])
             set_rng_state(ranks[parallel.rank]['rng'])
     example = (torch.zeros(cfg.batch_size, cfg.block_size, dtype=torch.long, device=device),) * 2
-    eval_model = compile_model(model, example, ctx) if cfg.compile else model
+    eval_model = runtime.compile_model(model, example, ctx) if cfg.compile else model
     run = Run(cfg, parallel, device, dtype, meta, model, eval_model, parallel.wrap(eval_model), optimizer, loaders, ctx, scaler,
               micro_steps, extra=extra, budget=Budget(cfg.time_budget, reserve=cfg.reserve_tokens / (2 * cfg.eval_iters * cfg.batch_size * cfg.block_size),
                                                       **(checkpoint or {}).get('budget', {})) if cfg.time_budget else None)
@@ -556,7 +557,8 @@ def start_files(run: Run):  # a run on its main process
         run.say(f'log.jsonl: dropped {dropped} lines written after the checkpoint of iteration {run.iter_num} (they are redone now)')
     atomic_write_bytes(run.out_dir / 'config.json', (json.dumps(run.resolved_config, indent=1) + '\n').encode())
     if not run.cfg.wandb_log: return
-    try: import wandb
+    try:
+        import wandb
     except ImportError: warnings.warn('wandb_log=True but wandb is not installed (pip install wandb): logging to log.jsonl only.')
     else: run.wandb_run = wandb.init(project=run.cfg.wandb_project, name=run.cfg.wandb_run_name, config=run.resolved_config)
 
@@ -608,7 +610,7 @@ def log_step(run: Run,  # the run
                             'Try a lower --learning_rate, --grad_clip=1.0, or --dtype=float32.')
     dt = time.perf_counter() - start
     tokens_per_sec = run.cfg.gradient_accumulation_steps * run.cfg.batch_size * run.cfg.block_size / dt
-    peak = peak_flops(run.device, run.dtype)
+    peak = runtime.peak_flops(run.device, run.dtype)
     mfu = run.model.estimate_mfu(run.micro_steps * run.cfg.batch_size, dt, peak) if peak else None  # per device
     run.say(f'iter {step}: loss {loss:.4f}, time {dt * 1000:.2f}ms, {tokens_per_sec:,.0f} tok/s'
             f'{f", mfu {mfu * 100:.2f}%" if mfu else ""}, norm {norm:.2f}, lr {lr:.2e}')
@@ -653,9 +655,9 @@ class Budget:
         return self.used + self.step_seconds + (1 + evaluates + self.reserve) * self.eval_seconds <= self.seconds
 
 # %% ../nbs/06_training.ipynb #3db1cced
-BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384))  # (n_layer, n_embd): 09a_speed's ladder, and 6 x 384 for faster machines
-TOKENS_PER_PARAM = 8.0  # 09a_speed's sweep: the best shape at a fixed time budget saw about 8 tokens per parameter (7.4 to 8.5)
-TRAIN_SHARE = 0.7  # of a budget, the share spent on training steps at the measured speed (09a_speed: 0.68; the rest: setup, evaluations, slower steps)
+BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384))  # (n_layer, n_embd): engine/04_speed's ladder, and 6 x 384 for faster machines
+TOKENS_PER_PARAM = 8.0  # engine/04_speed's sweep: the best shape at a fixed time budget saw about 8 tokens per parameter (7.4 to 8.5)
+TRAIN_SHARE = 0.7  # of a budget, the share spent on training steps at the measured speed (engine/04_speed: 0.68; the rest: setup, evaluations, slower steps)
 
 
 def shape_config(n_layer: int,  # transformer blocks
@@ -682,9 +684,9 @@ def shape_throughput(shape: dict,  # `shape_config`'s overrides
                      seconds: float = 0.5,  # time spent measuring (at least a warm-up and two steps)
                     ) -> float:
     "Training tokens per second of `shape` on `device` (forward, backward, AdamW), measured once per machine and cached"
-    key = {'use': 'throughput', 'machine': machine_key(), 'device': device, 'vocab_size': vocab_size,
+    key = {'use': 'throughput', 'machine': runtime.machine_key(), 'device': device, 'vocab_size': vocab_size,
            'shape': {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')}}
-    entry = cached(key)
+    entry = runtime.cached(key)
     if entry is not None and isinstance(entry.get('tokens_per_sec'), (int, float)) and entry['tokens_per_sec'] > 0:
         return entry['tokens_per_sec']
     state = rng_state()
@@ -699,10 +701,10 @@ def shape_throughput(shape: dict,  # `shape_config`'s overrides
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
             if device.startswith('cuda'): torch.cuda.synchronize(device)
-        ms = time_steps({'step': step}, seconds)['step']
+        ms = runtime.time_steps({'step': step}, seconds)['step']
     finally: set_rng_state(state)
     tokens_per_sec = shape['batch_size'] * shape['block_size'] * 1000 / ms
-    remember(key, {'tokens_per_sec': tokens_per_sec})
+    runtime.remember(key, {'tokens_per_sec': tokens_per_sec})
     return tokens_per_sec
 
 # %% ../nbs/06_training.ipynb #589643b8
