@@ -23,6 +23,7 @@ dev_requirements = [
     'mkdocs-material>=9.5',  # the course website (.ci/make_site.py): MkDocs, the Material theme and its search
     'mkdocs-jupyter>=0.25',  # renders each notebook with its committed outputs on the site, never executing it
     'latex2mathml>=3.77',  # the site's math as MathML, which browsers draw without fetching MathJax from a CDN
+    'ruff>=0.6',  # lint and import order of the generated package (.ci/run: ruff check nanogpt)
 ]
 # `nanogpt export` and lesson 11: ONNX files and ONNX Runtime. Imported only when asked for, with a message naming this extra.
 export_requirements = ['onnx>=1.16', 'onnxruntime>=1.18', 'onnxscript>=0.2']

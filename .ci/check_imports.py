@@ -11,7 +11,7 @@ from pathlib import Path
 LAYERS = {  # bottom to top
     'base': ('errors', 'files', 'runtime'),  # errors, files and hashes, random state, optional imports; the machine
     'model and data': ('tokenizers', 'data', 'bigram', 'attention', 'model', 'checkpoint', 'pretrained'),
-    'training and inference': ('train', 'memory', 'distributed', 'lora', 'sample', 'evaluate', 'export', 'serve'),
+    'training and inference': ('runs', 'train', 'memory', 'distributed', 'lora', 'sample', 'evaluate', 'export', 'serve'),
     'command line': ('cli', 'bench', '__main__', '__init__'),  # the package's front door imports what it attaches
 }
 root = Path(__file__).resolve().parent.parent
@@ -56,7 +56,7 @@ def check(package: Path) -> list:
     edges = {m: imports_of(p, set(modules)) for m, p in modules.items()}
     print(f'{"module":<12} {"layer":<24} imports')
     for m in sorted(modules, key=lambda m: (level.get(m, 99), m)):
-        print(f'{m:<12} {layer_name.get(level.get(m), "?"):<24} {", ".join(sorted(edges[m], key=level.get)) or "-"}')
+        print(f'{m:<12} {layer_name.get(level.get(m), "?"):<24} {", ".join(sorted(edges[m], key=lambda d: (level.get(d, 99), d))) or "-"}')
         problems += [f'{m} ({layer_name[level[m]]}) imports {d} ({layer_name[level[d]]}), a layer above its own'
                      for d in sorted(edges[m]) if m in level and d in level and level[d] > level[m]]
     problems += [f'an import cycle: {c}' for c in cycles(edges)]

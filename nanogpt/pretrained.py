@@ -22,7 +22,8 @@ from .model import GPT, LAYER_NORM_EPS, GPTConfig
 
 # %% auto #0
 __all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'config_from_hf', 'hf_config',
-           'from_hf_state_dict', 'to_hf_state_dict', 'pretrained_files', 'read_weights', 'load_pretrained']
+           'from_hf_state_dict', 'to_hf_state_dict', 'pretrained_files', 'read_weights', 'load_pretrained',
+           'save_pretrained']
 
 # %% ../nbs/08_gpt2.ipynb #0998e18a
 GPT2_SIZES = {  # OpenAI's four GPT-2 checkpoints: (n_layer, n_head, n_embd); all have 50,257 tokens and a context of 1,024
@@ -190,7 +191,6 @@ def from_pretrained(cls: GPT,
     return load_pretrained(name_or_path, **overrides)
 
 # %% ../nbs/08_gpt2.ipynb #ac197322
-@patch
 def save_pretrained(model: GPT,  # our model
                     path,  # the folder to write
                     tokenizer=None,  # its tokenizer (optional): saved so that nanogpt can sample from the folder
@@ -203,3 +203,12 @@ def save_pretrained(model: GPT,  # our model
     atomic_write_bytes(path / 'config.json', (json.dumps(hf_config(model.config), indent=2) + '\n').encode())
     if tokenizer is not None: atomic_write_bytes(path / TOKENIZER_FILE, (json.dumps(tokenizer.to_meta()) + '\n').encode())
     return path
+
+
+@patch
+def save_pretrained(self: GPT,  # noqa: F811 (GPT's method; the function above keeps the module's name)
+                    path,  # the folder to write
+                    tokenizer=None,  # its tokenizer (optional): saved so that nanogpt can sample from the folder
+                   ) -> Path:
+    "Write `config.json` and `model.safetensors` in the Hugging Face GPT-2 layout (`save_pretrained`)"
+    return save_pretrained(self, path, tokenizer)

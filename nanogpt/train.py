@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import time
 import warnings
@@ -26,14 +25,14 @@ from .data import BatchLoader, load_meta
 from .errors import ConfigError, TrainingError, os_error_message
 from .files import atomic_write_bytes, rng_state, set_rng_state
 from .model import GPT, GPTConfig
+from .runs import RUN_FILES, Budget, RunLock, claim_out_dir, reconcile_log  # noqa: F401 (RunLock: importable from here too)
 from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype, training_step
 
 # %% auto #0
-__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'RUN_FILES', 'BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE',
-           'TrainConfig', 'preset', 'configure_optimizer', 'get_lr', 'SingleProcess', 'train_step', 'check_fits',
-           'data_record', 'check_resume', 'measured_cpu_dtype', 'start_model', 'Run', 'check_config', 'RunLock',
-           'claim_out_dir', 'setup', 'build_run', 'reconcile_log', 'start_files', 'evaluate', 'save', 'log_step',
-           'Budget', 'shape_config', 'shape_params', 'shape_throughput', 'budget_shape', 'evaluate_and_save',
+__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE', 'TrainConfig', 'preset',
+           'configure_optimizer', 'get_lr', 'SingleProcess', 'train_step', 'check_fits', 'data_record', 'check_resume',
+           'measured_cpu_dtype', 'start_model', 'Run', 'check_config', 'setup', 'build_run', 'start_files', 'evaluate',
+           'save', 'log_step', 'shape_config', 'shape_params', 'shape_throughput', 'budget_shape', 'evaluate_and_save',
            'train_loop', 'train', 'read_log', 'plot_log']
 
 # %% ../nbs/06_training.ipynb #f4893675
@@ -407,61 +406,6 @@ def check_config(cfg: TrainConfig):  # the settings to check
         raise ConfigError(f'dataset={cfg.dataset!r} must be the name of a folder in data_dir (now {cfg.data_dir}), not a path: '
                           'pass the folder that holds it as --data_dir.')
 
-# %% ../nbs/06_training.ipynb #d2bdca52
-class RunLock:
-    "An exclusive lock on a run's out_dir while a process writes there; the operating system drops it when the process ends"
-    def __init__(self, out_dir):  # the folder to lock
-        self.path, self.file, self.created = Path(out_dir) / '.lock', None, not Path(out_dir).exists()
-
-    def acquire(self) -> RunLock:
-        "Take the lock, or refuse with ConfigError: another run writes to this out_dir"
-        try:
-            import fcntl
-        except ImportError: return self  # Windows: no flock, no lock
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        while self.file is None:
-            file = open(self.path, 'a+')
-            try: fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                file.seek(0)
-                holder = file.read().strip() or 'unknown'
-                file.close()
-                raise ConfigError(f'out_dir={self.path.parent} is in use by another run (process {holder}): wait for it to end, '
-                                  'or choose another --out_dir.') from None
-            if self.path.exists() and self.path.stat().st_ino == os.fstat(file.fileno()).st_ino: self.file = file
-            else: file.close()  # the holder removed the file as we opened it: take the new one
-        self.file.seek(0); self.file.truncate(); self.file.write(f'{os.getpid()}\n'); self.file.flush()
-        return self
-
-    def release(self):
-        "Remove the lock file, then let the next run in"
-        if self.file is None: return
-        self.path.unlink(missing_ok=True)
-        self.file.close(); self.file = None
-
-    def abandon(self):
-        "Release, and remove the folder again when this run made it and nothing is in it (a run that failed to start)"
-        self.release()
-        if self.created and self.path.parent.is_dir() and not any(self.path.parent.iterdir()): self.path.parent.rmdir()
-
-
-RUN_FILES = ('ckpt.pt', 'best.pt', 'log.jsonl', 'eval.json')  # what a run leaves in its out_dir
-
-
-def claim_out_dir(cfg: TrainConfig,  # the run's settings
-                 ) -> RunLock | None:
-    "Lock out_dir for this run (None for eval_only, which writes nothing); refuse a file, and a new run where a run already is unless `overwrite`"
-    out = Path(cfg.out_dir)
-    if out.exists() and not out.is_dir(): raise ConfigError(f'out_dir={cfg.out_dir} is a file: pass a folder for the run.')
-    if cfg.eval_only: return None
-    lock = RunLock(out).acquire()  # also finds an out_dir that cannot be written, before anything is built
-    found = [name for name in RUN_FILES if (out / name).exists()]
-    if found and not (cfg.init_from == 'resume' or cfg.overwrite):
-        lock.release()
-        raise ConfigError(f"out_dir={cfg.out_dir} already holds a run ({', '.join(found)}): continue it with --init_from=resume, "
-                          'choose another --out_dir, or pass --overwrite=True to replace it.')
-    return lock
-
 # %% ../nbs/06_training.ipynb #33e6a33a
 def setup(cfg: TrainConfig,  # the run's settings
           parallel: SingleProcess,  # one process, or lesson 09's Distributed
@@ -527,24 +471,6 @@ def build_run(cfg: TrainConfig,  # checked settings
     return run
 
 # %% ../nbs/06_training.ipynb #a0b5b8e6
-def reconcile_log(out_dir,  # a run's out_dir
-                  iter_num: int,  # the iteration its checkpoint holds
-                 ) -> int:
-    "Keep the lines of log.jsonl that the checkpoint covers (steps before `iter_num`, evaluations up to it); return how many went"
-    path = Path(out_dir) / 'log.jsonl'
-    if not path.exists(): return 0
-    kept, dropped = [], 0
-    for line in path.read_text().splitlines():
-        if not line.strip(): continue
-        try: record = json.loads(line)
-        except json.JSONDecodeError: dropped += 1; continue  # a line torn by a crash or a full disk
-        step = record.get('iter', 0)
-        if step < iter_num or (step == iter_num and 'lr' not in record): kept.append(line)
-        else: dropped += 1  # written after the checkpoint: the resumed run writes it again
-    if dropped: atomic_write_bytes(path, ''.join(line + '\n' for line in kept).encode())
-    return dropped
-
-
 def start_files(run: Run):  # a run on its main process
     "Prepare out_dir (under the run's lock): clear an old run when `overwrite` says so, drop what a killed save or run left, write config.json"
     run.out_dir.mkdir(parents=True, exist_ok=True)
@@ -615,44 +541,6 @@ def log_step(run: Run,  # the run
     run.say(f'iter {step}: loss {loss:.4f}, time {dt * 1000:.2f}ms, {tokens_per_sec:,.0f} tok/s'
             f'{f", mfu {mfu * 100:.2f}%" if mfu else ""}, norm {norm:.2f}, lr {lr:.2e}')
     run.log({'iter': step, 'train_loss': loss, 'lr': lr, 'grad_norm': norm, 'ms': dt * 1000, 'tokens_per_sec': tokens_per_sec})
-
-# %% ../nbs/06_training.ipynb #a3467f46
-class Budget:
-    "The clock of a run with a time budget: time used, how far the cosine has come, whether one more step still fits"
-    def __init__(self, seconds: float,  # the whole budget, evaluations included
-                 used: float = 0.0,  # seconds spent before this process began (a resumed run)
-                 decay_start: float | None = None,  # seconds used when warmup ended (None: not yet)
-                 step_seconds: float = 0.0,  # one step's time, as measured lately
-                 eval_seconds: float = 0.0,  # one evaluation's time with its save, as measured lately
-                 reserve: float = 0.0,  # the work after the run (a closing evaluation), in evaluations' worth of time
-                ):
-        self.seconds, self.used_before, self.decay_start, self.reserve = seconds, used, decay_start, reserve
-        self.step_seconds, self.eval_seconds, self.started = step_seconds, eval_seconds, time.perf_counter()
-
-    @property
-    def used(self) -> float: return self.used_before + time.perf_counter() - self.started  # seconds
-
-    def state(self) -> dict: return dict(used=self.used, decay_start=self.decay_start, step_seconds=self.step_seconds,
-                                         eval_seconds=self.eval_seconds)  # what a checkpoint keeps of the clock
-
-    def progress(self) -> float:
-        "How far the cosine has come (0 -> 1): the share used of the time between warmup's end and the closing evaluation"
-        if self.decay_start is None: self.decay_start = self.used
-        end = self.seconds - (1 + self.reserve) * self.eval_seconds
-        return (self.used - self.decay_start) / max(end - self.decay_start, 1e-9)
-
-    def stepped(self, seconds: float):  # the time the last step took
-        "Record a step's time: a moving average, recent steps weighing most"
-        self.step_seconds = seconds if not self.step_seconds else 0.8 * self.step_seconds + 0.2 * seconds
-
-    def evaluated(self, seconds: float):  # the time the last evaluation and its save took
-        "Record an evaluation's time: never below the latest, and a slow first one (warming up) forgotten by halves"
-        self.eval_seconds = seconds if not self.eval_seconds else max(seconds, (self.eval_seconds + seconds) / 2)
-
-    def room_for(self, evaluates: bool,  # whether the next step ends with an evaluation
-                ) -> bool:
-        "Whether the next step (with its evaluation) and the closing evaluation fit in what is left"
-        return self.used + self.step_seconds + (1 + evaluates + self.reserve) * self.eval_seconds <= self.seconds
 
 # %% ../nbs/06_training.ipynb #3db1cced
 BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384))  # (n_layer, n_embd): engine/04_speed's ladder, and 6 x 384 for faster machines
