@@ -215,7 +215,7 @@ def _fit_budget(cfg, args, device: str, dataset_dir: Path, say):
     from dataclasses import replace
 
     from nanogpt.data import load_meta
-    from nanogpt.train import budget_shape
+    from nanogpt.shape import budget_shape
     meta = load_meta(dataset_dir)
     explicit = {arg[2:].split('=', 1)[0] for arg in args.settings if arg.startswith('--')}
     named = bool(args.settings) and not args.settings[0].startswith('--')  # a preset or config file: its shape stands

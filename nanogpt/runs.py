@@ -6,15 +6,81 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
+from dataclasses import asdict
 from pathlib import Path
+
+import torch
+import torch.nn as nn
 
 from .errors import ConfigError
 from .files import atomic_write_bytes
+from .runtime import choose_cpu_dtype, training_step
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'RunLock', 'claim_out_dir', 'reconcile_log', 'Budget']
+__all__ = ['RUN_FILES', 'check_config', 'data_record', 'check_resume', 'measured_cpu_dtype', 'RunLock', 'claim_out_dir',
+           'reconcile_log', 'Budget', 'Cadence']
+
+# %% ../nbs/engine/10_runs.ipynb #272c0b4b
+def check_config(cfg):  # the settings to check, a TrainConfig
+    "Refuse settings that make no sense, naming the setting, before anything is built"
+    for key in ('batch_size', 'gradient_accumulation_steps', 'eval_interval', 'eval_iters', 'block_size', 'n_layer', 'n_head', 'n_embd'):
+        if getattr(cfg, key) is not None and getattr(cfg, key) < 1: raise ConfigError(f'{key} must be at least 1, got {getattr(cfg, key)}.')
+    for key in ('max_iters', 'log_interval', 'warmup_iters', 'lr_decay_iters', 'sample_tokens'):
+        if getattr(cfg, key) < 0: raise ConfigError(f'{key} must be 0 or more, got {getattr(cfg, key)}.')
+    for key in ('learning_rate', 'min_lr', 'weight_decay', 'grad_clip', 'dropout', 'beta1', 'beta2'):
+        value = getattr(cfg, key)
+        if not math.isfinite(value) or value < 0: raise ConfigError(f'{key} must be a finite number, 0 or more, got {value}.')
+    if not 0 <= cfg.dropout < 1: raise ConfigError(f'dropout must be in [0, 1), got {cfg.dropout}.')
+    for key in ('beta1', 'beta2'):
+        if not getattr(cfg, key) < 1: raise ConfigError(f'{key} must be in [0, 1): it is the decay of a running average, got {getattr(cfg, key)}.')
+    if not math.isfinite(cfg.ddp_timeout) or cfg.ddp_timeout <= 0: raise ConfigError(f'ddp_timeout must be a number of seconds above 0, got {cfg.ddp_timeout}.')
+    if not math.isfinite(cfg.time_budget) or cfg.time_budget < 0:
+        raise ConfigError(f'time_budget must be a number of seconds, 0 (none) or more, got {cfg.time_budget}.')
+    if cfg.n_embd is not None and cfg.n_head is not None and cfg.n_embd % cfg.n_head:
+        raise ConfigError(f'n_embd={cfg.n_embd} must be a multiple of n_head={cfg.n_head}: each head takes an equal share of the channels.')
+    if cfg.dataset in ('', '.', '..') or Path(cfg.dataset).name != cfg.dataset:
+        raise ConfigError(f'dataset={cfg.dataset!r} must be the name of a folder in data_dir (now {cfg.data_dir}), not a path: '
+                          'pass the folder that holds it as --data_dir.')
+
+# %% ../nbs/engine/10_runs.ipynb #53f7eed8
+def data_record(cfg,  # the run's settings, a TrainConfig
+                meta: dict,  # its dataset's meta.json
+               ) -> dict:
+    "What identifies a run's data, saved in every checkpoint: the dataset's name, its source's SHA-256 and its token counts"
+    return {'dataset': cfg.dataset, 'source_sha256': meta.get('source_sha256'), 'tokens': meta['tokens']}
+
+
+def check_resume(checkpoint: dict,  # the ckpt.pt to resume
+                 cfg,  # this run's settings, a TrainConfig
+                 meta: dict,  # this run's dataset's meta.json
+                 path,  # the checkpoint, for messages
+                ):
+    "Refuse to resume on other data than the run's (a tokenizer can match while the text does not), or with nothing left to train"
+    saved, here = checkpoint.get('data') or {'dataset': checkpoint['config'].get('dataset')}, data_record(cfg, meta)
+    differs = [k for k in ('source_sha256', 'tokens') if k in saved and saved[k] != here[k]] or \
+        (['dataset'] if 'tokens' not in saved and saved['dataset'] != here['dataset'] else [])
+    if differs:
+        raise ConfigError(f"{path} was trained on {saved['dataset']}, but dataset={cfg.dataset} in {cfg.data_dir} holds other data "
+                          f"({', '.join(differs)} differ): resume with the dataset the run was trained on, or start a new run from "
+                          f'these weights with --init_from={cfg.out_dir} and another --out_dir.')
+    if checkpoint['iter_num'] >= cfg.max_iters and not (cfg.time_budget or cfg.eval_only):
+        raise ConfigError(f"{path} is at iteration {checkpoint['iter_num']:,} and max_iters is {cfg.max_iters:,}: there is nothing "
+                          f'left to train. Pass a larger --max_iters to train on (the cosine ends at lr_decay_iters={cfg.lr_decay_iters:,}).')
+
+# %% ../nbs/engine/10_runs.ipynb #b0319d58
+def measured_cpu_dtype(model: nn.Module,  # the model as it will train, before the optimizer
+                       cfg,  # a TrainConfig: its batch_size, block_size, compile and lora_rank
+                       parallel,  # the processes, which must agree (SingleProcess or Distributed)
+                      ) -> tuple[str, str]:
+    "(dtype, why): float32 or bfloat16 autocast, whichever trains `model` faster on this CPU (the machine notebook), rank 0's for every process"
+    generator = torch.Generator().manual_seed(0)  # a batch of its own: the run's batches and random state stay as they are
+    x, y = (torch.randint(model.config.vocab_size, (cfg.batch_size, cfg.block_size), generator=generator) for _ in range(2))  # (B, T)
+    model.train()
+    shape = {**asdict(model.config), 'batch_size': cfg.batch_size, 'compile': cfg.compile, 'lora_rank': cfg.lora_rank}
+    return tuple(parallel.gather(choose_cpu_dtype(training_step(model, x, y), shape, seconds=1.0))[0])
 
 # %% ../nbs/engine/10_runs.ipynb #d2bdca52
 class RunLock:
@@ -127,3 +193,47 @@ class Budget:
                 ) -> bool:
         "Whether the next step (with its evaluation) and the closing evaluation fit in what is left"
         return self.used + self.step_seconds + (1 + evaluates + self.reserve) * self.eval_seconds <= self.seconds
+
+# %% ../nbs/engine/10_runs.ipynb #af90e953
+class Cadence:
+    "When a run logs, evaluates, saves and stops: the policy the training loop asks about"
+    def __init__(self, cfg,  # the run's settings, a TrainConfig
+                 budget: Budget | None = None,  # the clock of a run with a time budget
+                 parallel=None,  # what `any` asks all processes (lesson 09); None: this process alone
+                ):
+        self.cfg, self.budget, self.parallel = cfg, budget, parallel
+
+    def _any(self, flag: bool) -> bool: return self.parallel.any(flag) if self.parallel else flag
+
+    def stop_reason(self, iter_num: int,  # the iteration about to start
+                    stop,  # a StopRequest: whether Ctrl-C or SIGTERM arrived
+                   ) -> str | None:
+        "Why the run stops before `iter_num` ('max_iters', 'interrupted', 'time_budget'), agreed by all; None to go on"
+        if iter_num >= self.cfg.max_iters: return 'max_iters'
+        if self._any(stop.requested): return 'interrupted'
+        if self.budget is None: return None
+        if self._any(not self.budget.room_for(self.evaluates_after(iter_num + 1))): return 'time_budget'
+        return None
+
+    def lr_progress(self, iter_num: int) -> float | None:
+        "How far the cosine has come by the clock (a time-budget run past warmup); None: count iterations"
+        if self.budget is None or iter_num < self.cfg.warmup_iters: return None
+        return self.budget.progress()
+
+    def logs(self, step: int) -> bool: return bool(self.cfg.log_interval) and step % self.cfg.log_interval == 0
+    def evaluates_after(self, iter_num: int) -> bool: return iter_num % self.cfg.eval_interval == 0
+    def is_last(self, iter_num: int) -> bool: return iter_num == self.cfg.max_iters
+
+    def files_to_save(self, improved: bool,  # validation loss beat the best so far
+                      final: bool,  # the run's last evaluation
+                     ) -> list:
+        "The checkpoints an evaluation writes: best.pt when it improved, ckpt.pt as `always_save_checkpoint` says"
+        files = ['ckpt.pt'] if self.cfg.always_save_checkpoint or improved or final else []
+        if improved: files.append('best.pt')
+        return files
+
+    def stepped(self, seconds: float):  # a step's time, for the clock
+        if self.budget: self.budget.stepped(seconds)
+
+    def evaluated(self, seconds: float):  # an evaluation's time with its save, for the clock
+        if self.budget: self.budget.evaluated(seconds)

@@ -18,22 +18,21 @@ import torch
 import torch.nn as nn
 from tqdm.auto import tqdm
 
-from . import runtime
+from . import runs, runtime
 from .bigram import estimate_loss
 from .checkpoint import build_model, clean_state_dict, load_checkpoint, load_weights, save_checkpoint
 from .data import BatchLoader, load_meta
 from .errors import ConfigError, TrainingError, os_error_message
 from .files import atomic_write_bytes, rng_state, set_rng_state
 from .model import GPT, GPTConfig
-from .runs import RUN_FILES, Budget, RunLock, claim_out_dir, reconcile_log  # noqa: F401 (RunLock: importable from here too)
-from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype, training_step
+from .runs import RUN_FILES, Budget, Cadence, RunLock, claim_out_dir  # noqa: F401 (RunLock: importable from here too)
+from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype
 
 # %% auto #0
-__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE', 'TrainConfig', 'preset',
-           'configure_optimizer', 'get_lr', 'SingleProcess', 'train_step', 'check_fits', 'data_record', 'check_resume',
-           'measured_cpu_dtype', 'start_model', 'Run', 'check_config', 'setup', 'build_run', 'start_files', 'evaluate',
-           'save', 'log_step', 'shape_config', 'shape_params', 'shape_throughput', 'budget_shape', 'evaluate_and_save',
-           'train_loop', 'train', 'read_log', 'plot_log']
+__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'TrainConfig', 'preset', 'configure_optimizer', 'get_lr', 'SingleProcess',
+           'train_step', 'check_fits', 'start_model', 'Run', 'setup', 'build_run', 'start_files', 'evaluate', 'save',
+           'log_step', 'evaluate_and_save', 'finish', 'summary', 'progress_bar', 'train_loop', 'train', 'read_log',
+           'plot_log']
 
 # %% ../nbs/06_training.ipynb #f4893675
 @dataclass
@@ -277,43 +276,6 @@ def check_fits(model_args: dict,  # the checkpoint's GPTConfig fields
                 'leave them out to take the checkpoint\'s, or train from scratch in another --out_dir.')
         raise ConfigError(f'{name} holds a model with {", ".join(f"{k}={model_args[k]} (asked: {getattr(cfg, k)})" for k in conflicts)}: {hint}')
 
-# %% ../nbs/06_training.ipynb #53f7eed8
-def data_record(cfg: TrainConfig,  # the run's settings
-                meta: dict,  # its dataset's meta.json
-               ) -> dict:
-    "What identifies a run's data, saved in every checkpoint: the dataset's name, its source's SHA-256 and its token counts"
-    return {'dataset': cfg.dataset, 'source_sha256': meta.get('source_sha256'), 'tokens': meta['tokens']}
-
-
-def check_resume(checkpoint: dict,  # the ckpt.pt to resume
-                 cfg: TrainConfig,  # this run's settings
-                 meta: dict,  # this run's dataset's meta.json
-                 path,  # the checkpoint, for messages
-                ):
-    "Refuse to resume on other data than the run's (a tokenizer can match while the text does not), or with nothing left to train"
-    saved, here = checkpoint.get('data') or {'dataset': checkpoint['config'].get('dataset')}, data_record(cfg, meta)
-    differs = [k for k in ('source_sha256', 'tokens') if k in saved and saved[k] != here[k]] or \
-        (['dataset'] if 'tokens' not in saved and saved['dataset'] != here['dataset'] else [])
-    if differs:
-        raise ConfigError(f"{path} was trained on {saved['dataset']}, but dataset={cfg.dataset} in {cfg.data_dir} holds other data "
-                          f"({', '.join(differs)} differ): resume with the dataset the run was trained on, or start a new run from "
-                          f'these weights with --init_from={cfg.out_dir} and another --out_dir.')
-    if checkpoint['iter_num'] >= cfg.max_iters and not (cfg.time_budget or cfg.eval_only):
-        raise ConfigError(f"{path} is at iteration {checkpoint['iter_num']:,} and max_iters is {cfg.max_iters:,}: there is nothing "
-                          f'left to train. Pass a larger --max_iters to train on (the cosine ends at lr_decay_iters={cfg.lr_decay_iters:,}).')
-
-# %% ../nbs/06_training.ipynb #b0319d58
-def measured_cpu_dtype(model: nn.Module,  # the model as it will train, before the optimizer
-                       cfg: TrainConfig,  # its batch_size, block_size, compile and lora_rank
-                       parallel: SingleProcess,  # the processes, which must agree
-                      ) -> tuple[str, str]:
-    "(dtype, why): float32 or bfloat16 autocast, whichever trains `model` faster on this CPU (the machine notebook), rank 0's for every process"
-    generator = torch.Generator().manual_seed(0)  # a batch of its own: the run's batches and random state stay as they are
-    x, y = (torch.randint(model.config.vocab_size, (cfg.batch_size, cfg.block_size), generator=generator) for _ in range(2))  # (B, T)
-    model.train()
-    shape = {**asdict(model.config), 'batch_size': cfg.batch_size, 'compile': cfg.compile, 'lora_rank': cfg.lora_rank}
-    return tuple(parallel.gather(runtime.choose_cpu_dtype(training_step(model, x, y), shape, seconds=1.0))[0])
-
 # %% ../nbs/06_training.ipynb #f3ca0d19
 def start_model(cfg: TrainConfig,  # the run's settings
                 meta: dict,  # its dataset's meta.json
@@ -329,7 +291,7 @@ def start_model(cfg: TrainConfig,  # the run's settings
         path = Path(cfg.out_dir) / 'ckpt.pt'
         checkpoint = load_checkpoint(path, device)
         check_fits(checkpoint['model_args'], checkpoint['tokenizer'], cfg, meta, path)
-        check_resume(checkpoint, cfg, meta, path)
+        runs.check_resume(checkpoint, cfg, meta, path)
         model = build_model(checkpoint, **keep)
     else:  # fine-tuning: GPT-2, a Hugging Face-layout folder, or a run's folder
         model, tokenizer = load_weights(cfg.init_from, 'cpu', **keep)
@@ -384,35 +346,13 @@ class Run:
         with open(self.out_dir / 'log.jsonl', 'a') as f: f.write(json.dumps(strict) + '\n')
         if self.wandb_run is not None: self.wandb_run.log(record)
 
-# %% ../nbs/06_training.ipynb #272c0b4b
-def check_config(cfg: TrainConfig):  # the settings to check
-    "Refuse settings that make no sense, naming the setting, before anything is built"
-    for key in ('batch_size', 'gradient_accumulation_steps', 'eval_interval', 'eval_iters', 'block_size', 'n_layer', 'n_head', 'n_embd'):
-        if getattr(cfg, key) is not None and getattr(cfg, key) < 1: raise ConfigError(f'{key} must be at least 1, got {getattr(cfg, key)}.')
-    for key in ('max_iters', 'log_interval', 'warmup_iters', 'lr_decay_iters', 'sample_tokens'):
-        if getattr(cfg, key) < 0: raise ConfigError(f'{key} must be 0 or more, got {getattr(cfg, key)}.')
-    for key in ('learning_rate', 'min_lr', 'weight_decay', 'grad_clip', 'dropout', 'beta1', 'beta2'):
-        value = getattr(cfg, key)
-        if not math.isfinite(value) or value < 0: raise ConfigError(f'{key} must be a finite number, 0 or more, got {value}.')
-    if not 0 <= cfg.dropout < 1: raise ConfigError(f'dropout must be in [0, 1), got {cfg.dropout}.')
-    for key in ('beta1', 'beta2'):
-        if not getattr(cfg, key) < 1: raise ConfigError(f'{key} must be in [0, 1): it is the decay of a running average, got {getattr(cfg, key)}.')
-    if not math.isfinite(cfg.ddp_timeout) or cfg.ddp_timeout <= 0: raise ConfigError(f'ddp_timeout must be a number of seconds above 0, got {cfg.ddp_timeout}.')
-    if not math.isfinite(cfg.time_budget) or cfg.time_budget < 0:
-        raise ConfigError(f'time_budget must be a number of seconds, 0 (none) or more, got {cfg.time_budget}.')
-    if cfg.n_embd is not None and cfg.n_head is not None and cfg.n_embd % cfg.n_head:
-        raise ConfigError(f'n_embd={cfg.n_embd} must be a multiple of n_head={cfg.n_head}: each head takes an equal share of the channels.')
-    if cfg.dataset in ('', '.', '..') or Path(cfg.dataset).name != cfg.dataset:
-        raise ConfigError(f'dataset={cfg.dataset!r} must be the name of a folder in data_dir (now {cfg.data_dir}), not a path: '
-                          'pass the folder that holds it as --data_dir.')
-
 # %% ../nbs/06_training.ipynb #33e6a33a
 def setup(cfg: TrainConfig,  # the run's settings
           parallel: SingleProcess,  # one process, or lesson 09's Distributed
           prepare_model=None,  # None, or (model, cfg, checkpoint or None) -> (model to train, extra checkpoint keys)
          ) -> Run:
     "Check the settings and lock out_dir, then build everything a run needs: device, data, model, optimizer, or all of it from ckpt.pt"
-    check_config(cfg)
+    runs.check_config(cfg)
     if cfg.lora_rank and prepare_model is None:
         raise ConfigError(f'lora_rank={cfg.lora_rank} asks for LoRA adapters, which nanogpt.lora.train_lora adds (lesson 13): call it '
                           'instead of train (the command line does), or set lora_rank=0.')
@@ -446,7 +386,7 @@ def build_run(cfg: TrainConfig,  # checked settings
         raise ConfigError(f"{cfg.out_dir}/ckpt.pt holds LoRA adapters of rank {checkpoint['lora']['rank']}: resume it with the same "
                           '--lora_rank (and the other --lora_ settings).')
     model, extra = prepare_model(model, cfg, checkpoint) if prepare_model else (model, {})  # before the optimizer sees the parameters
-    dtype, why = measured_cpu_dtype(model, cfg, parallel) if cfg.dtype == 'auto' and device == 'cpu' else (dtype, '')
+    dtype, why = runs.measured_cpu_dtype(model, cfg, parallel) if cfg.dtype == 'auto' and device == 'cpu' else (dtype, '')
     seed = cfg.seed + 1000 * parallel.rank  # each process draws its own batches
     loaders = {name: BatchLoader(dataset_dir, split, cfg.batch_size, cfg.block_size, device, seed=seed + i)
                for i, (name, split) in enumerate([('train', 'train'), ('eval_train', 'train'), ('eval_val', 'val')])}
@@ -479,7 +419,7 @@ def start_files(run: Run):  # a run on its main process
     leftovers = [p for name in (*RUN_FILES, 'config.json') for p in run.out_dir.glob(f'{name}.*.tmp*')]  # a save killed midway
     for path in leftovers: path.unlink()
     if leftovers: run.say(f'removed {len(leftovers)} temporary file(s) that a save cut short left in {run.out_dir}')
-    if run.cfg.init_from == 'resume' and (dropped := reconcile_log(run.out_dir, run.iter_num)):
+    if run.cfg.init_from == 'resume' and (dropped := runs.reconcile_log(run.out_dir, run.iter_num)):
         run.say(f'log.jsonl: dropped {dropped} lines written after the checkpoint of iteration {run.iter_num} (they are redone now)')
     atomic_write_bytes(run.out_dir / 'config.json', (json.dumps(run.resolved_config, indent=1) + '\n').encode())
     if not run.cfg.wandb_log: return
@@ -516,7 +456,7 @@ def save(run: Run,  # the run to save
     state = {'model': clean_state_dict(model_state), 'optimizer': optimizer_state, 'model_args': asdict(run.model.config),
              'config': run.resolved_config, 'tokenizer': run.meta['tokenizer'],
              'iter_num': run.iter_num, 'best_val_loss': run.best_val_loss, 'rng': ranks[0]['rng'], 'loaders': ranks[0]['loaders'], **run.extra,
-             'data': data_record(run.cfg, run.meta), **({'ranks': ranks} if len(ranks) > 1 else {}),
+             'data': runs.data_record(run.cfg, run.meta), **({'ranks': ranks} if len(ranks) > 1 else {}),
              **({'budget': run.budget.state()} if run.budget else {})}
     for name in names:
         save_checkpoint(run.out_dir / name, state)
@@ -542,125 +482,81 @@ def log_step(run: Run,  # the run
             f'{f", mfu {mfu * 100:.2f}%" if mfu else ""}, norm {norm:.2f}, lr {lr:.2e}')
     run.log({'iter': step, 'train_loss': loss, 'lr': lr, 'grad_norm': norm, 'ms': dt * 1000, 'tokens_per_sec': tokens_per_sec})
 
-# %% ../nbs/06_training.ipynb #3db1cced
-BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384))  # (n_layer, n_embd): engine/04_speed's ladder, and 6 x 384 for faster machines
-TOKENS_PER_PARAM = 8.0  # engine/04_speed's sweep: the best shape at a fixed time budget saw about 8 tokens per parameter (7.4 to 8.5)
-TRAIN_SHARE = 0.7  # of a budget, the share spent on training steps at the measured speed (engine/04_speed: 0.68; the rest: setup, evaluations, slower steps)
-
-
-def shape_config(n_layer: int,  # transformer blocks
-                 n_embd: int,  # width of the residual stream
-                ) -> dict:
-    "The `TrainConfig` overrides of a candidate shape for a time budget: model, batch, learning rate, evaluations"
-    lr = 4e-3 * min(1.0, 192 / n_embd)  # our preset's rate at 192 channels and below, then 1/width
-    return dict(n_layer=n_layer, n_head=max(4, n_embd // 64), n_embd=n_embd, block_size=64, batch_size=12, dropout=0.0,
-                learning_rate=lr, min_lr=lr / 10, warmup_iters=50, eval_interval=250, eval_iters=20)
-
-
-def shape_params(shape: dict,  # `shape_config`'s overrides
-                 vocab_size: int = 65,  # the tokenizer's (Tiny Shakespeare's characters: 65)
-                ) -> int:
-    "Parameters of that GPT without position embeddings, as nanoGPT counts them (built on the meta device: no memory, no RNG)"
-    with torch.device('meta'):
-        model = GPT(GPTConfig(vocab_size=vocab_size, bias=False, **{k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size')}))
-    return model.num_params()
-
-# %% ../nbs/06_training.ipynb #bf4243d8
-def shape_throughput(shape: dict,  # `shape_config`'s overrides
-                     device: str = 'cpu',  # a resolved device
-                     vocab_size: int = 65,  # the tokenizer's
-                     seconds: float = 0.5,  # time spent measuring (at least a warm-up and two steps)
-                    ) -> float:
-    "Training tokens per second of `shape` on `device` (forward, backward, AdamW), measured once per machine and cached"
-    key = {'use': 'throughput', 'machine': runtime.machine_key(), 'device': device, 'vocab_size': vocab_size,
-           'shape': {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')}}
-    entry = runtime.cached(key)
-    if entry is not None and isinstance(entry.get('tokens_per_sec'), (int, float)) and entry['tokens_per_sec'] > 0:
-        return entry['tokens_per_sec']
-    state = rng_state()
-    try:
-        torch.manual_seed(0)
-        model = GPT(GPTConfig(vocab_size=vocab_size, bias=False, **{k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size')})).to(device)
-        optimizer = configure_optimizer(model, 0.1, shape['learning_rate'], (0.9, 0.99), device)
-        x = torch.randint(vocab_size, (shape['batch_size'], shape['block_size']), device=device)  # (B, T)
-        def step():
-            _, loss = model(x, x)
-            loss.backward()
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
-            if device.startswith('cuda'): torch.cuda.synchronize(device)
-        ms = runtime.time_steps({'step': step}, seconds)['step']
-    finally: set_rng_state(state)
-    tokens_per_sec = shape['batch_size'] * shape['block_size'] * 1000 / ms
-    runtime.remember(key, {'tokens_per_sec': tokens_per_sec})
-    return tokens_per_sec
-
-# %% ../nbs/06_training.ipynb #589643b8
-def budget_shape(time_budget: float,  # seconds for the whole run
-                 device: str = 'cpu',  # a resolved device
-                 vocab_size: int = 65,  # the tokenizer's
-                 shapes=BUDGET_SHAPES,  # the candidates, (n_layer, n_embd) pairs
-                 measure=shape_throughput,  # measure(shape, device, vocab_size, seconds) -> training tokens per second
-                ) -> dict:
-    "`TrainConfig` overrides for a `time_budget` run on this machine: the shape whose tokens per parameter come nearest `TOKENS_PER_PARAM`"
-    seconds = min(1.0, 0.02 * time_budget / len(shapes))  # per candidate
-    best, best_distance = None, math.inf
-    for shape in sorted((shape_config(*s) for s in shapes), key=lambda shape: shape_params(shape, vocab_size)):
-        ratio = measure(shape, device, vocab_size, seconds) * TRAIN_SHARE * time_budget / shape_params(shape, vocab_size)
-        if abs(math.log(ratio / TOKENS_PER_PARAM)) < best_distance: best, best_distance = shape, abs(math.log(ratio / TOKENS_PER_PARAM))
-        if ratio < TOKENS_PER_PARAM: break  # a larger shape sees fewer tokens per parameter still: no need to measure it
-    return best
-
 # %% ../nbs/06_training.ipynb #d2f691d0
 def evaluate_and_save(run: Run,  # the run, at an evaluation point
+                      cadence: Cadence,  # which files to write
                       final: bool = False,  # the run's last evaluation: ckpt.pt is written whatever the loss did
                      ) -> dict:
-    "Evaluate; write best.pt when validation improved, and ckpt.pt as `always_save_checkpoint` says (always at the end)"
+    "Evaluate; write best.pt when validation improved, and ckpt.pt as the cadence says"
     started = time.perf_counter()
     evaluation = evaluate(run)
     improved = evaluation['val'] < run.best_val_loss
     run.best_val_loss = min(run.best_val_loss, evaluation['val'])
-    save(run, *(['ckpt.pt'] if run.cfg.always_save_checkpoint or improved or final else []), *(['best.pt'] if improved else []))
-    if run.budget: run.budget.evaluated(time.perf_counter() - started)
+    save(run, *cadence.files_to_save(improved, final))
+    cadence.evaluated(time.perf_counter() - started)
     return evaluation
 
 
+def finish(run: Run,  # the run, out of its loop
+           cadence: Cadence,  # its policy
+           stopped: str,  # why the loop ended
+          ):
+    "What a stopped run still owes its folder: the closing evaluation of a budget, the save of an interrupted run"
+    if stopped == 'time_budget' and run.saved_iter != run.iter_num:  # unless this iteration just had it
+        if cadence.evaluates_after(run.iter_num): save(run, 'ckpt.pt')
+        else: evaluate_and_save(run, cadence, final=True)
+    if stopped == 'interrupted':
+        save(run, 'ckpt.pt')
+        run.say(f'interrupted: saved {run.out_dir / "ckpt.pt"} at iteration {run.iter_num}; continue with --init_from=resume')
+    if run.wandb_run is not None: run.wandb_run.finish()
+
+
+def summary(run: Run,  # the finished run
+            stopped: str,  # why it ended
+            signal: int | None,  # the signal that stopped it, if one did
+            losses: list,  # the loss tensor of every step
+            seconds: float,  # how long the loop took
+            steps: int,  # the steps it took
+           ) -> dict:
+    "The run's figures and its model, what `train` returns"
+    return {'out_dir': str(run.out_dir), 'device': run.device, 'dtype': run.dtype, 'stopped': stopped, 'signal': signal,
+            'iter_num': run.iter_num, 'losses': run.parallel.mean(*(torch.stack(losses).tolist() if losses else [])),
+            'best_val_loss': run.best_val_loss, 'seconds': seconds, 'ms_per_iter': seconds * 1000 / max(steps, 1),
+            'model': run.parallel.whole_model(run.model)}
+
+# %% ../nbs/06_training.ipynb #db223ede
+def progress_bar(run: Run):  # the run about to train
+    "A tqdm bar over the run's iterations, on the main process when `progress` is on"
+    total = None if run.budget else run.cfg.max_iters
+    shown = run.cfg.progress and run.parallel.is_main
+    return tqdm(total=total, initial=run.iter_num, disable=not shown, unit='it')
+
+# %% ../nbs/06_training.ipynb #ea8e701c
 def train_loop(run: Run,  # a run from `setup`
               ) -> dict:
-    "Step, log, evaluate and save until `max_iters`, the end of the time budget, or Ctrl-C; returns the run's figures and its model"
-    cfg, start_iter, start_time, budget = run.cfg, run.iter_num, time.perf_counter(), run.budget
+    "Step, log, evaluate and save until the cadence says stop; returns the run's figures and its model"
+    cfg, cadence, start_iter, start_time = run.cfg, Cadence(run.cfg, run.budget, run.parallel), run.iter_num, time.perf_counter()
     if cfg.eval_only: return {'stopped': 'eval_only', 'eval': evaluate(run), 'iter_num': run.iter_num, 'model': run.model}
-    if run.iter_num == 0 and run.saved_iter is None: evaluate_and_save(run)  # not again when resuming at 0
-    losses, stopped = [], 'max_iters'  # a tensor per step, read once at the end
-    bar = tqdm(total=None if budget else cfg.max_iters, initial=run.iter_num, disable=not (cfg.progress and run.parallel.is_main), unit='it')
+    if run.iter_num == 0 and run.saved_iter is None: evaluate_and_save(run, cadence)  # not again when resuming at 0
+    losses, bar = [], progress_bar(run)
     run.model.train()
     with StopRequest() as stop:
-        while run.iter_num < cfg.max_iters:
-            if run.parallel.any(stop.requested): stopped = 'interrupted'; break
-            if budget and run.parallel.any(not budget.room_for((run.iter_num + 1) % cfg.eval_interval == 0)): stopped = 'time_budget'; break
-            lr = get_lr(run.iter_num, cfg, budget.progress() if budget and run.iter_num >= cfg.warmup_iters else None)
+        while (stopped := cadence.stop_reason(run.iter_num, stop)) is None:
+            lr = get_lr(run.iter_num, cfg, cadence.lr_progress(run.iter_num))
             for group in run.optimizer.param_groups: group['lr'] = lr
             start = time.perf_counter()
             loss, norm = train_step(run.step_model, run.optimizer, run.loaders['train'].next_batch, run.micro_steps,
                                     cfg.grad_clip, run.ctx, run.scaler, run.parallel)
             losses.append(loss)
-            step, run.iter_num = run.iter_num, run.iter_num + 1  # the count moves with the weights: a save from here on is exact
-            if cfg.log_interval and step % cfg.log_interval == 0: log_step(run, step, loss, norm, lr, start)
+            step, run.iter_num = run.iter_num, run.iter_num + 1  # the count moves with the weights
+            if cadence.logs(step): log_step(run, step, loss, norm, lr, start)
             bar.update(1)
-            if budget: budget.stepped(time.perf_counter() - start)
-            if run.iter_num % cfg.eval_interval == 0 or run.iter_num == cfg.max_iters: evaluate_and_save(run, final=run.iter_num == cfg.max_iters)
+            cadence.stepped(time.perf_counter() - start)
+            if cadence.evaluates_after(run.iter_num) or cadence.is_last(run.iter_num):
+                evaluate_and_save(run, cadence, final=cadence.is_last(run.iter_num))
     bar.close()
-    if stopped == 'time_budget' and run.saved_iter != run.iter_num:  # the closing evaluation, unless this iteration just had it
-        evaluate_and_save(run, final=True) if run.iter_num % cfg.eval_interval else save(run, 'ckpt.pt')
-    if stopped == 'interrupted':
-        save(run, 'ckpt.pt')
-        run.say(f'interrupted: saved {run.out_dir / "ckpt.pt"} at iteration {run.iter_num}; continue with --init_from=resume')
-    if run.wandb_run is not None: run.wandb_run.finish()
-    seconds = time.perf_counter() - start_time
-    return {'out_dir': str(run.out_dir), 'device': run.device, 'dtype': run.dtype, 'stopped': stopped, 'signal': stop.signal, 'iter_num': run.iter_num,
-            'losses': run.parallel.mean(*(torch.stack(losses).tolist() if losses else [])), 'best_val_loss': run.best_val_loss,
-            'seconds': seconds, 'ms_per_iter': seconds * 1000 / max(run.iter_num - start_iter, 1),
-            'model': run.parallel.whole_model(run.model)}
+    finish(run, cadence, stopped)
+    return summary(run, stopped, stop.signal, losses, time.perf_counter() - start_time, run.iter_num - start_iter)
 
 # %% ../nbs/06_training.ipynb #f1707cbc
 def train(cfg: TrainConfig,  # the run's settings
