@@ -17,7 +17,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 from .errors import ConfigError
 from .model import GPT
-from .train import SingleProcess
+from .runs import SingleProcess
 
 # %% auto #0
 __all__ = ['ProcessGroup', 'Distributed']

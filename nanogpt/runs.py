@@ -9,6 +9,8 @@ import json
 import math
 import os
 import time
+import warnings
+from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 
@@ -20,8 +22,63 @@ from .files import atomic_write_bytes
 from .runtime import choose_cpu_dtype, training_step
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'check_config', 'data_record', 'check_resume', 'measured_cpu_dtype', 'RunLock', 'claim_out_dir',
-           'reconcile_log', 'Budget', 'Cadence']
+__all__ = ['RUN_FILES', 'SingleProcess', 'check_config', 'data_record', 'check_resume', 'measured_cpu_dtype', 'RunLock',
+           'claim_out_dir', 'reconcile_log', 'start_files', 'Budget', 'Cadence']
+
+# %% ../nbs/engine/10_runs.ipynb #2a175b1f
+class SingleProcess:
+    "The parallelism of one process: every collective is the identity. Lesson 09's `Distributed` overrides these under torchrun"
+    rank, world_size, launched = 0, 1, False
+
+    @property
+    def is_main(self) -> bool: return self.rank == 0  # the one process that prints and writes files
+
+    def start(self, device: str,  # the resolved device
+              backend: str,  # the backend to use on CUDA
+              fsdp: bool,  # shard the model instead of copying it
+              timeout: float = 600.0,  # seconds to wait for the other processes in a collective
+             ) -> str:
+        "Join the other processes; returns this process's device"
+        return device
+
+    def local_steps(self, accumulation_steps: int,  # micro-batches per step, across all processes
+                   ) -> int:
+        "This process's share of the micro-batches"
+        return accumulation_steps
+
+    def shard(self, model: nn.Module,  # the model, before the optimizer sees its parameters
+             ) -> nn.Module:
+        "The model this process keeps (FSDP: a slice of it)"
+        return model
+
+    def wrap(self, model: nn.Module,  # the (possibly compiled) model the step runs
+            ) -> nn.Module:
+        "The model the training step runs (DDP: wrapped to average gradients)"
+        return model
+
+    def gradient_sync(self, model: nn.Module,  # what `wrap` returned
+                      last: bool):  # the last micro-step of an optimizer step
+        "A context for one micro-step: gradients are averaged across processes only on the last"
+        return nullcontext()
+
+    def mean(self, *values: float) -> list[float]: return list(values)  # the mean of each value over all processes
+    def any(self, flag: bool) -> bool: return flag  # whether `flag` is set in any process
+    def gather(self, obj) -> list: return [obj]  # every process's `obj`, in rank order
+
+    def state_dicts(self, model: nn.Module,  # the model, sharded or not
+                    optimizer,  # its optimizer
+                   ) -> tuple:
+        "(model state, optimizer state) as one process holds them"
+        return model.state_dict(), optimizer.state_dict()
+
+    def load_optimizer_state(self, model: nn.Module,  # the model, sharded or not
+                             optimizer,  # its optimizer
+                             state: dict):  # what `state_dicts` returned
+        "Load a saved optimizer state"
+        optimizer.load_state_dict(state)
+
+    def whole_model(self, model: nn.Module) -> nn.Module: return model  # the trained model, unsharded
+    def close(self): pass  # leave the process group
 
 # %% ../nbs/engine/10_runs.ipynb #272c0b4b
 def check_config(cfg):  # the settings to check, a TrainConfig
@@ -155,6 +212,24 @@ def reconcile_log(out_dir,  # a run's out_dir
     if dropped: atomic_write_bytes(path, ''.join(line + '\n' for line in kept).encode())
     return dropped
 
+
+# %% ../nbs/engine/10_runs.ipynb #244e7b19
+def start_files(run):  # a Run, on its main process
+    "Prepare out_dir (under the run's lock): clear an old run when `overwrite` says so, drop what a killed save or run left, write config.json"
+    run.out_dir.mkdir(parents=True, exist_ok=True)
+    if run.cfg.overwrite and run.cfg.init_from != 'resume':
+        for name in RUN_FILES: (run.out_dir / name).unlink(missing_ok=True)
+    leftovers = [p for name in (*RUN_FILES, 'config.json') for p in run.out_dir.glob(f'{name}.*.tmp*')]  # a save killed midway
+    for path in leftovers: path.unlink()
+    if leftovers: run.say(f'removed {len(leftovers)} temporary file(s) that a save cut short left in {run.out_dir}')
+    if run.cfg.init_from == 'resume' and (dropped := reconcile_log(run.out_dir, run.iter_num)):
+        run.say(f'log.jsonl: dropped {dropped} lines written after the checkpoint of iteration {run.iter_num} (they are redone now)')
+    atomic_write_bytes(run.out_dir / 'config.json', (json.dumps(run.resolved_config, indent=1) + '\n').encode())
+    if not run.cfg.wandb_log: return
+    try:
+        import wandb
+    except ImportError: warnings.warn('wandb_log=True but wandb is not installed (pip install wandb): logging to log.jsonl only.')
+    else: run.wandb_run = wandb.init(project=run.cfg.wandb_project, name=run.cfg.wandb_run_name, config=run.resolved_config)
 
 # %% ../nbs/engine/10_runs.ipynb #a3467f46
 class Budget:

@@ -9,7 +9,6 @@ import json
 import math
 import random
 import time
-import warnings
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -23,16 +22,15 @@ from .bigram import estimate_loss
 from .checkpoint import build_model, clean_state_dict, load_checkpoint, load_weights, save_checkpoint
 from .data import BatchLoader, load_meta
 from .errors import ConfigError, TrainingError, os_error_message
-from .files import atomic_write_bytes, rng_state, set_rng_state
+from .files import rng_state, set_rng_state
 from .model import GPT, GPTConfig
-from .runs import RUN_FILES, Budget, Cadence, RunLock, claim_out_dir  # noqa: F401 (RunLock: importable from here too)
+from .runs import Budget, Cadence, RunLock, SingleProcess, claim_out_dir  # noqa: F401 (RunLock: importable here too)
 from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype
 
 # %% auto #0
-__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'TrainConfig', 'preset', 'configure_optimizer', 'get_lr', 'SingleProcess',
-           'train_step', 'check_fits', 'start_model', 'Run', 'setup', 'build_run', 'start_files', 'evaluate', 'save',
-           'log_step', 'evaluate_and_save', 'finish', 'summary', 'progress_bar', 'train_loop', 'train', 'read_log',
-           'plot_log']
+__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'TrainConfig', 'preset', 'configure_optimizer', 'get_lr', 'train_step',
+           'check_fits', 'start_model', 'Run', 'setup', 'build_run', 'evaluate', 'save', 'log_step',
+           'evaluate_and_save', 'finish', 'summary', 'progress_bar', 'train_loop', 'train', 'read_log', 'plot_log']
 
 # %% ../nbs/06_training.ipynb #f4893675
 @dataclass
@@ -160,61 +158,6 @@ def get_lr(it: int,  # the iteration
         progress = (it - cfg.warmup_iters) / (cfg.lr_decay_iters - cfg.warmup_iters)  # 0 -> 1
     progress = min(progress, 1.0)
     return cfg.min_lr + 0.5 * (1 + math.cos(math.pi * progress)) * (cfg.learning_rate - cfg.min_lr)
-
-# %% ../nbs/06_training.ipynb #2a175b1f
-class SingleProcess:
-    "The parallelism of one process: every collective is the identity. Lesson 09's `Distributed` overrides these under torchrun"
-    rank, world_size, launched = 0, 1, False
-
-    @property
-    def is_main(self) -> bool: return self.rank == 0  # the one process that prints and writes files
-
-    def start(self, device: str,  # the resolved device
-              backend: str,  # the backend to use on CUDA
-              fsdp: bool,  # shard the model instead of copying it
-              timeout: float = 600.0,  # seconds to wait for the other processes in a collective
-             ) -> str:
-        "Join the other processes; returns this process's device"
-        return device
-
-    def local_steps(self, accumulation_steps: int,  # micro-batches per step, across all processes
-                   ) -> int:
-        "This process's share of the micro-batches"
-        return accumulation_steps
-
-    def shard(self, model: nn.Module,  # the model, before the optimizer sees its parameters
-             ) -> nn.Module:
-        "The model this process keeps (FSDP: a slice of it)"
-        return model
-
-    def wrap(self, model: nn.Module,  # the (possibly compiled) model the step runs
-            ) -> nn.Module:
-        "The model the training step runs (DDP: wrapped to average gradients)"
-        return model
-
-    def gradient_sync(self, model: nn.Module,  # what `wrap` returned
-                      last: bool):  # the last micro-step of an optimizer step
-        "A context for one micro-step: gradients are averaged across processes only on the last"
-        return nullcontext()
-
-    def mean(self, *values: float) -> list[float]: return list(values)  # the mean of each value over all processes
-    def any(self, flag: bool) -> bool: return flag  # whether `flag` is set in any process
-    def gather(self, obj) -> list: return [obj]  # every process's `obj`, in rank order
-
-    def state_dicts(self, model: nn.Module,  # the model, sharded or not
-                    optimizer,  # its optimizer
-                   ) -> tuple:
-        "(model state, optimizer state) as one process holds them"
-        return model.state_dict(), optimizer.state_dict()
-
-    def load_optimizer_state(self, model: nn.Module,  # the model, sharded or not
-                             optimizer,  # its optimizer
-                             state: dict):  # what `state_dicts` returned
-        "Load a saved optimizer state"
-        optimizer.load_state_dict(state)
-
-    def whole_model(self, model: nn.Module) -> nn.Module: return model  # the trained model, unsharded
-    def close(self): pass  # leave the process group
 
 # %% ../nbs/06_training.ipynb #22ad8fd8
 def train_step(model: nn.Module,  # what the step runs: possibly compiled, possibly wrapped for several processes
@@ -364,7 +307,7 @@ def setup(cfg: TrainConfig,  # the run's settings
         raise
     run.lock = lock
     if run.budget: run.budget.started -= time.perf_counter() - started
-    if parallel.is_main and not cfg.eval_only: start_files(run)
+    if parallel.is_main and not cfg.eval_only: runs.start_files(run)
     return run
 
 
@@ -409,24 +352,6 @@ def build_run(cfg: TrainConfig,  # checked settings
     if checkpoint is not None: run.iter_num, run.best_val_loss, run.saved_iter = (checkpoint['iter_num'], checkpoint['best_val_loss'],
                                                                                   checkpoint['iter_num'])
     return run
-
-# %% ../nbs/06_training.ipynb #a0b5b8e6
-def start_files(run: Run):  # a run on its main process
-    "Prepare out_dir (under the run's lock): clear an old run when `overwrite` says so, drop what a killed save or run left, write config.json"
-    run.out_dir.mkdir(parents=True, exist_ok=True)
-    if run.cfg.overwrite and run.cfg.init_from != 'resume':
-        for name in RUN_FILES: (run.out_dir / name).unlink(missing_ok=True)
-    leftovers = [p for name in (*RUN_FILES, 'config.json') for p in run.out_dir.glob(f'{name}.*.tmp*')]  # a save killed midway
-    for path in leftovers: path.unlink()
-    if leftovers: run.say(f'removed {len(leftovers)} temporary file(s) that a save cut short left in {run.out_dir}')
-    if run.cfg.init_from == 'resume' and (dropped := runs.reconcile_log(run.out_dir, run.iter_num)):
-        run.say(f'log.jsonl: dropped {dropped} lines written after the checkpoint of iteration {run.iter_num} (they are redone now)')
-    atomic_write_bytes(run.out_dir / 'config.json', (json.dumps(run.resolved_config, indent=1) + '\n').encode())
-    if not run.cfg.wandb_log: return
-    try:
-        import wandb
-    except ImportError: warnings.warn('wandb_log=True but wandb is not installed (pip install wandb): logging to log.jsonl only.')
-    else: run.wandb_run = wandb.init(project=run.cfg.wandb_project, name=run.cfg.wandb_run_name, config=run.resolved_config)
 
 # %% ../nbs/06_training.ipynb #97db739d
 def evaluate(run: Run,  # the run to evaluate
@@ -524,7 +449,7 @@ def summary(run: Run,  # the finished run
             'best_val_loss': run.best_val_loss, 'seconds': seconds, 'ms_per_iter': seconds * 1000 / max(steps, 1),
             'model': run.parallel.whole_model(run.model)}
 
-# %% ../nbs/06_training.ipynb #db223ede
+
 def progress_bar(run: Run):  # the run about to train
     "A tqdm bar over the run's iterations, on the main process when `progress` is on"
     total = None if run.budget else run.cfg.max_iters
