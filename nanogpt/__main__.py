@@ -12,5 +12,4 @@ from .cli import main
 
 # %% ../nbs/engine/07_main.ipynb #ab017582
 #| eval: false
-#| eval: false
 if __name__ == '__main__': sys.exit(main())

@@ -6,133 +6,17 @@
 from __future__ import annotations
 
 import argparse
-import ast
-import difflib
-import inspect
 import json
 import os
-import re
 import sys
 import time
-from dataclasses import fields
 from pathlib import Path
 
+from .config import config_help, default_preset, parse_train_args
 from .errors import ConfigError, DataError, MissingError, NanoGPTError, TrainingError, os_error_message
 
 # %% auto #0
-__all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'field_types', 'check_value', 'parse_value', 'read_config_file', 'default_preset',
-           'parse_train_args', 'config_help', 'build_parser', 'main']
-
-# %% ../nbs/engine/06_cli.ipynb #a963e514
-TYPE_NAMES = {int: 'an integer', float: 'a number', bool: 'True or False', str: 'a string'}
-
-
-def field_types() -> dict:
-    "TrainConfig field -> (type, whether None is allowed)"
-    from nanogpt.train import TrainConfig
-    named = {'int': int, 'float': float, 'bool': bool, 'str': str}
-    return {f.name: (named[f.type.replace(' | None', '')], f.type.endswith('| None')) for f in fields(TrainConfig)}
-
-
-def _example(key: str):
-    from nanogpt.train import TrainConfig
-    return getattr(TrainConfig(), key)
-
-
-def check_value(key: str,  # a TrainConfig field name
-                value):  # its value, already parsed (from JSON or a Python literal)
-    "`value` if it suits field `key` of `TrainConfig` (ints are accepted for floats); a clear error otherwise"
-    types = field_types()
-    if key not in types:
-        close = difflib.get_close_matches(key, types, n=1)
-        raise ConfigError(f'Unknown key {key!r}{f" (did you mean {close[0]!r}?)" if close else ""}. Known keys: {", ".join(types)}.')
-    want, nullable = types[key]
-    if value is None and nullable: return None
-    if want is float and isinstance(value, int) and not isinstance(value, bool): return float(value)
-    if type(value) is not want:
-        raise ConfigError(f'{key} must be {TYPE_NAMES[want]}{" or None" if nullable else ""} (e.g. {_example(key)!r}), got {value!r}.')
-    return value
-
-
-def parse_value(key: str,  # a TrainConfig field name
-                text: str):  # its value as typed on the command line
-    "The value of `--key=text`, parsed as the type of field `key`"
-    if key not in field_types(): return check_value(key, text)  # raises, naming the known keys
-    want, nullable = field_types()[key]
-    if nullable and text == 'None': return None
-    try:
-        if want is bool: return {'true': True, '1': True, 'false': False, '0': False}[text.lower()]
-        return want(text)
-    except (KeyError, ValueError):
-        raise ConfigError(f'--{key} must be {TYPE_NAMES[want]} (e.g. {_example(key)!r}), got {text!r}.') from None
-
-# %% ../nbs/engine/06_cli.ipynb #095e1f8a
-def read_config_file(path,  # a .json file, or a Python file of `key = value` lines
-                    ) -> dict:
-    "The settings in a config file, read without running it"
-    path = Path(path)
-    text = path.read_text()
-    if path.suffix == '.json':
-        try: settings = json.loads(text)
-        except json.JSONDecodeError as e: raise ConfigError(f'{path} is not valid JSON: {e}.') from None
-        if not isinstance(settings, dict): raise ConfigError(f'{path} must hold a JSON object of settings.')
-    else:
-        try: tree = ast.parse(text, filename=str(path))
-        except SyntaxError as e: raise ConfigError(f'{path} line {e.lineno}: not valid Python ({e.msg}).') from None
-        settings = {}
-        for node in tree.body:
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant): continue  # a docstring
-            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
-                raise ConfigError(f'{path} line {node.lineno}: a config file may only hold `key = value` lines.')
-            try: settings[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
-                raise ConfigError(f'{path} line {node.lineno}: the value of {node.targets[0].id} must be a literal '
-                                  '(a number, string or True/False), not an expression.') from None
-    return {key: check_value(key, value) for key, value in settings.items()}
-
-# %% ../nbs/engine/06_cli.ipynb #aa7db8aa
-DEFAULT_BUDGET = 300.0  # seconds: `nanogpt train` with no preset, off CUDA, trains for 5 minutes, however fast the machine
-
-
-def default_preset(device: str = 'auto',  # the device to train on
-                  ) -> str:
-    "The preset that suits `device`: nanoGPT's GPU recipe on CUDA, our fast one elsewhere"
-    from nanogpt.runtime import resolve_device
-    return 'shakespeare_char' if resolve_device(device).startswith('cuda') else 'shakespeare_char_fast'
-
-
-def parse_train_args(args: list):  # [PRESET or CONFIG_FILE] then --key=value pairs
-    "The `TrainConfig` for `nanogpt train` arguments: a preset or config file (default: the device's preset), then overrides"
-    from nanogpt.train import PRESETS, SHAPE_KEYS, TrainConfig
-    args = list(args)
-    source = args.pop(0) if args and not args[0].startswith('--') else None
-    overrides = {}
-    for arg in args:
-        if not arg.startswith('--') or '=' not in arg:
-            raise ConfigError(f'Expected --key=value, got {arg!r} (a preset or config file goes first, once).')
-        key, text = arg[2:].split('=', 1)
-        overrides[key] = parse_value(key, text)
-    if source is None:
-        name = default_preset(overrides.get('device', 'auto'))
-        settings = PRESETS[name]
-        if name == 'shakespeare_char_fast' and overrides.get('time_budget', DEFAULT_BUDGET):  # a CPU: 5 minutes, however fast
-            settings = {**settings, 'time_budget': DEFAULT_BUDGET, 'max_iters': 10**9}
-        if overrides.get('init_from', settings.get('init_from', 'scratch')) != 'scratch':  # the checkpoint's shape
-            settings = {k: v for k, v in settings.items() if k not in SHAPE_KEYS}
-    elif source in PRESETS: settings = PRESETS[source]
-    elif Path(source).is_file(): settings = read_config_file(source)
-    else: raise ConfigError(f'{source!r} is neither a preset ({", ".join(PRESETS)}) nor a config file.')
-    return TrainConfig(**{**settings, **overrides})
-
-# %% ../nbs/engine/06_cli.ipynb #f7865910
-def config_help() -> str:
-    "Every TrainConfig key with its default and the comment beside it in the source, one per line"
-    from nanogpt.train import TrainConfig
-    comments = dict(re.findall(r'^\s+(\w+): [^=]+=.*?#\s*(.+)$', inspect.getsource(TrainConfig), flags=re.M))
-    defaults = TrainConfig()
-    keys = [f'  --{f.name}={getattr(defaults, f.name)!r}' for f in fields(TrainConfig)]
-    width = max(map(len, keys)) + 2
-    return '\n'.join(f'{key:<{width}}{comments.get(f.name, "")}' for key, f in zip(keys, fields(TrainConfig)))
+__all__ = ['build_parser', 'main']
 
 # %% ../nbs/engine/06_cli.ipynb #a84d1e96
 def _add_prepare(sub):
@@ -210,33 +94,6 @@ def _add_train(sub):
     p.set_defaults(run=_run_train, parser=p)
 
 
-def _fit_budget(cfg, args, device: str, dataset_dir: Path, say):
-    "A time-budget run: the model's shape for the budget (lesson 06's rule) unless one was asked for, the closing evaluation reserved"
-    from dataclasses import replace
-
-    from nanogpt.data import load_meta
-    from nanogpt.shape import budget_shape
-    meta = load_meta(dataset_dir)
-    explicit = {arg[2:].split('=', 1)[0] for arg in args.settings if arg.startswith('--')}
-    named = bool(args.settings) and not args.settings[0].startswith('--')  # a preset or config file: its shape stands
-    if cfg.init_from == 'scratch' and not named and not explicit & {'n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size'}:
-        chosen = {k: v for k, v in budget_shape(cfg.time_budget, device, meta['vocab_size']).items() if k not in explicit}
-        cfg = replace(cfg, **chosen)
-        say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, measured: {cfg.n_layer} layers of {cfg.n_embd} channels "
-            f"(lesson 06's rule; pass --n_layer, --n_embd, ... to choose)", flush=True)
-    left = cfg.time_budget - (time.monotonic() - args.started)  # the budget counts from the command's start
-    return replace(cfg, time_budget=max(left, 1.0), reserve_tokens=cfg.reserve_tokens or 2 * meta['tokens']['val'])  # eval.json's windows
-
-
-def _saved_iteration(out_dir) -> str:
-    "What out_dir/ckpt.pt holds, in words, read through the checkpoint notebook's `load_checkpoint` (which also verifies it)"
-    from nanogpt.checkpoint import load_checkpoint
-    path = Path(out_dir) / 'ckpt.pt'
-    if not path.exists(): return f'no checkpoint was written to {out_dir}'
-    try: return f"{path} holds iteration {load_checkpoint(path)['iter_num']:,}"
-    except NanoGPTError: return f'{path} could not be read'
-
-
 def _sample_prompt(tokenizer) -> str:
     "A newline where the vocabulary has one, else its first token"
     try: tokenizer.encode('\n')
@@ -248,8 +105,11 @@ def _run_train(args):
     from nanogpt.data import DATASETS, load_tokenizer, prepare
     from nanogpt.distributed import Distributed
     from nanogpt.lora import train_lora
+    from nanogpt.memory import check_memory, dry_run
+    from nanogpt.runs import closing_evaluation, saved_iteration
     from nanogpt.runtime import configure_process, resolve_device
     from nanogpt.sample import sample_text
+    from nanogpt.shape import fit_budget
     from nanogpt.train import train
     as_json = '--json' in args.settings  # with --dry_run=True: the estimate as one JSON object
     cfg = parse_train_args([arg for arg in args.settings if arg != '--json'])
@@ -262,9 +122,11 @@ def _run_train(args):
     if parallel.is_main and cfg.dataset in DATASETS and not (dataset_dir / 'meta.json').exists():  # the others wait in train()
         say(f'preparing {cfg.dataset} in {dataset_dir}', flush=True, file=sys.stderr if as_json else sys.stdout)
         prepare(cfg.dataset, cfg.data_dir)
-    if cfg.dry_run: return _dry_run(cfg, device, as_json) if parallel.is_main else None  # under torchrun, one process reports
-    if cfg.time_budget: cfg = _fit_budget(cfg, args, device, dataset_dir, say)
-    _check_memory(cfg, device)  # a GPU run that will not fit stops here, before anything is built
+    if cfg.dry_run: return dry_run(cfg, device, as_json) if parallel.is_main else None  # under torchrun, one process reports
+    explicit = {arg[2:].split('=', 1)[0] for arg in args.settings if arg.startswith('--')}
+    named = bool(args.settings) and not args.settings[0].startswith('--')  # a preset or config file
+    if cfg.time_budget: cfg = fit_budget(cfg, explicit, named, args.started, device, dataset_dir, say)
+    check_memory(cfg, device)  # a GPU run that will not fit stops here, before anything is built
     length = f'{cfg.max_iters:,} iterations' if not cfg.time_budget else f'{cfg.time_budget:,.0f} seconds' + \
         (f' (at most {cfg.max_iters:,} iterations)' if cfg.max_iters < 10**9 else '')
     if cfg.eval_only: say(f"evaluating {'the run in ' + cfg.out_dir if cfg.init_from == 'resume' else cfg.init_from} on {cfg.dataset} "
@@ -273,12 +135,12 @@ def _run_train(args):
               f'{cfg.batch_size}, {length} on {device}; writing {cfg.out_dir}/', flush=True)
     try: result = (train_lora if cfg.lora_rank else train)(cfg, parallel)  # --lora_rank: adapters beside frozen weights (lesson 13)
     except KeyboardInterrupt:  # Ctrl-C again while the interrupted run was saving: the save was abandoned, the file is whole
-        say(f'interrupted again while saving: {_saved_iteration(cfg.out_dir)}', file=sys.stderr)
+        say(f'interrupted again while saving: {saved_iteration(cfg.out_dir)}', file=sys.stderr)
         return 130
     except RuntimeError as e:  # under torchrun: a collective that waited longer than --ddp_timeout
         if not (parallel.launched and 'timed out' in str(e).lower()): raise
         raise TrainingError(f'the other processes did not answer within --ddp_timeout={cfg.ddp_timeout:g} seconds (one of them hung or '
-                            f'died): {_saved_iteration(cfg.out_dir)}; continue with --init_from=resume.') from None
+                            f'died): {saved_iteration(cfg.out_dir)}; continue with --init_from=resume.') from None
     if result['stopped'] == 'interrupted':
         say(f"stopped at iteration {result['iter_num']:,}: {cfg.out_dir}/ckpt.pt saved. Continue with the same arguments plus --init_from=resume.")
         return 128 + (result.get('signal') or 2)  # what a shell expects of a process a signal ended: 130 for Ctrl-C, 143 for SIGTERM
@@ -288,7 +150,7 @@ def _run_train(args):
         f"{model.config.block_size}), best val loss {result['best_val_loss']:.4f}; checkpoints {cfg.out_dir}/ckpt.pt (last) and "
         f'best.pt, log {cfg.out_dir}/log.jsonl')
     if not parallel.is_main: return
-    evaluation = _closing_evaluation(cfg, result['iter_num'], device)
+    evaluation = closing_evaluation(cfg.out_dir, dataset_dir, result['iter_num'], device)
     print(f"full validation split ({evaluation['tokens']:,} targets, best.pt): loss {evaluation['loss']:.4f}, perplexity "
           f"{evaluation['perplexity']:.2f}, {evaluation['bits_per_byte']:.3f} bits per byte, accuracy {evaluation['accuracy']:.1%}; "
           f'{cfg.out_dir}/eval.json')
@@ -297,76 +159,6 @@ def _run_train(args):
         print('--- sample ---')
         print(sample_text(model, tokenizer, _sample_prompt(tokenizer), cfg.sample_tokens))
 
-
-def _closing_evaluation(cfg, iter_num: int, device: str) -> dict:
-    "Evaluate best.pt on every target of the validation split; write eval.json and a last line of log.jsonl"
-    from nanogpt.evaluate import evaluate_run
-    from nanogpt.files import atomic_write_bytes
-    evaluation = evaluate_run(cfg.out_dir, 'val', device=device, dataset_dir=Path(cfg.data_dir) / cfg.dataset)
-    atomic_write_bytes(Path(cfg.out_dir) / 'eval.json', (json.dumps(evaluation, indent=1) + '\n').encode())
-    with open(Path(cfg.out_dir) / 'log.jsonl', 'a') as f: f.write(json.dumps({'iter': iter_num, **evaluation}) + '\n')
-    return evaluation
-
-# %% ../nbs/engine/06_cli.ipynb #8e65357b
-def _start_config(cfg):
-    "The GPTConfig of the checkpoint or weights a run starts from, read without loading the weights; None from scratch"
-    import torch
-
-    from nanogpt.checkpoint import find_checkpoint
-    from nanogpt.model import GPTConfig
-    from nanogpt.pretrained import GPT2_SIZES, config_from_hf
-    if cfg.init_from == 'scratch': return None
-    if cfg.init_from in GPT2_SIZES: return GPTConfig(**dict(zip(('n_layer', 'n_head', 'n_embd'), GPT2_SIZES[cfg.init_from])))
-    folder = Path(cfg.out_dir if cfg.init_from == 'resume' else cfg.init_from)
-    path = folder / 'ckpt.pt' if cfg.init_from == 'resume' else find_checkpoint(folder)
-    if path is None and (folder / 'config.json').is_file(): return config_from_hf(json.loads((folder / 'config.json').read_text()))
-    if path is None or not path.is_file():
-        raise MissingError(f'No checkpoint at {path or folder}: train with --init_from=scratch first, or point --out_dir at the '
-                           'folder that holds ckpt.pt.')
-    model_args = torch.load(path, map_location='cpu', weights_only=True, mmap=True)['model_args']  # mapped, not read into memory
-    return GPTConfig(**{f.name: model_args[f.name] for f in fields(GPTConfig) if f.name in model_args})
-
-
-def _memory_estimate(cfg, device: str) -> tuple:
-    "(GPTConfig, dtype, memory estimate) of the run `cfg` on `device`, without building the model"
-    from nanogpt.data import load_meta
-    from nanogpt.memory import estimate_memory, run_config
-    from nanogpt.runtime import resolve_dtype
-    base = _start_config(cfg)
-    vocab_size = base.vocab_size if base else load_meta(Path(cfg.data_dir) / cfg.dataset)['vocab_size']
-    config, dtype = run_config(cfg, vocab_size, base), resolve_dtype(cfg.dtype, device)
-    return config, dtype, estimate_memory(config, cfg.batch_size, dtype, device)
-
-
-def _dry_run(cfg, device: str, as_json: bool):
-    "Print the memory estimate of the run `cfg` describes and whether it fits on `device`; build and train nothing"
-    from nanogpt.memory import available_memory, fits, memory_report
-    config, dtype, estimate = _memory_estimate(cfg, device)
-    available = available_memory(device)
-    verdict = None if available is None else fits(estimate, available)
-    if as_json: return print(json.dumps({**estimate, 'available_bytes': available, 'fits': verdict, 'device': device, 'dtype': dtype}))
-    print(f"dry run, nothing is trained: a {config.n_layer}-layer, {config.n_embd}-channel model (context {config.block_size}, "
-          f"vocabulary {config.vocab_size:,}), {cfg.batch_size} sequences per micro-batch"
-          f"{', gradient checkpointing' if config.gradient_checkpointing else ''}, {dtype} on {device}. Peak of a training step:")
-    print(memory_report(estimate, available))
-
-
-def _check_memory(cfg, device: str):
-    "Refuse a GPU run whose estimated peak will not fit in the GPU's free memory, naming settings that would"
-    if not device.startswith('cuda') or cfg.skip_memory_check: return
-    if cfg.fsdp or cfg.lora_rank: return  # sharded, or mostly frozen: the estimate is for a whole model trained in full
-    from nanogpt.memory import HEADROOM, available_memory, fits, fitting_settings, human
-    config, dtype, estimate = _memory_estimate(cfg, device)
-    available = available_memory(device)
-    if fits(estimate, available): return
-    settings = fitting_settings(config, cfg.batch_size, cfg.gradient_accumulation_steps, dtype, device, available)
-    now = dict(batch_size=cfg.batch_size, gradient_accumulation_steps=cfg.gradient_accumulation_steps, dtype=dtype,
-               gradient_checkpointing=config.gradient_checkpointing)
-    fix = ('a smaller model, or several GPUs with --fsdp=True (lesson 09)' if settings is None else
-           ' '.join(f'--{k}={v}' for k, v in settings.items() if v != now[k]))
-    raise ConfigError(f"This run needs about {human(estimate['total_bytes'])} of GPU memory at its peak, but {device} has "
-                      f'{human(available)} free (a run plans for {HEADROOM:.0%} of it): try {fix}, or pass --skip_memory_check=True '
-                      'to start it anyway. --dry_run=True prints the estimate by component.')
 
 # %% ../nbs/engine/06_cli.ipynb #d13d4838
 def _add_eval(sub):
@@ -588,8 +380,5 @@ def main(argv: list[str] | None = None,  # the arguments (default: `sys.argv[1:]
         return 130
 
 # %% ../nbs/engine/06_cli.ipynb #b929413b
-#| eval: false
-#| eval: false
-#| eval: false
 #| eval: false
 if __name__ == '__main__': sys.exit(main())

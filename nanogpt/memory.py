@@ -7,22 +7,27 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import json
 import platform
 import sys
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from .checkpoint import find_checkpoint
+from .data import load_meta
+from .errors import ConfigError, MissingError
 from .model import GPT, GPTConfig
-from .runtime import autocast_context
+from .pretrained import GPT2_SIZES, config_from_hf
+from .runtime import autocast_context, resolve_dtype
 from .train import SCRATCH_SHAPE, TrainConfig, configure_optimizer, train_step
 
 # %% auto #0
 __all__ = ['GiB', 'MiB', 'BYTES', 'HEADROOM', 'human', 'param_count', 'measure_step', 'saved_bytes', 'estimate_memory', 'fits',
            'malloc_in_use', 'PeakMemory', 'measure_peak', 'kv_cache_bytes', 'fitting_settings', 'memory_report',
-           'run_config', 'available_memory']
+           'run_config', 'available_memory', 'start_config', 'run_memory_estimate', 'dry_run', 'check_memory']
 
 # %% ../nbs/engine/05_memory.ipynb #93c735e2
 GiB, MiB = 2**30, 2**20
@@ -237,3 +242,61 @@ def available_memory(device: str,  # a resolved device: 'cpu', 'cuda', 'cuda:1',
     if device != 'cpu' or not meminfo.is_file(): return None
     line = next((row for row in meminfo.read_text().splitlines() if row.startswith('MemAvailable:')), None)
     return int(line.split()[1]) * 1024 if line else None  # the file counts in kB
+
+# %% ../nbs/engine/05_memory.ipynb #b035cc71
+def start_config(cfg):  # a TrainConfig
+    "The GPTConfig of the checkpoint or weights a run starts from, read without loading the weights; None from scratch"
+    if cfg.init_from == 'scratch': return None
+    if cfg.init_from in GPT2_SIZES: return GPTConfig(**dict(zip(('n_layer', 'n_head', 'n_embd'), GPT2_SIZES[cfg.init_from])))
+    folder = Path(cfg.out_dir if cfg.init_from == 'resume' else cfg.init_from)
+    path = folder / 'ckpt.pt' if cfg.init_from == 'resume' else find_checkpoint(folder)
+    if path is None and (folder / 'config.json').is_file(): return config_from_hf(json.loads((folder / 'config.json').read_text()))
+    if path is None or not path.is_file():
+        raise MissingError(f'No checkpoint at {path or folder}: train with --init_from=scratch first, or point --out_dir at the '
+                           'folder that holds ckpt.pt.')
+    model_args = torch.load(path, map_location='cpu', weights_only=True, mmap=True)['model_args']  # mapped, not read into memory
+    return GPTConfig(**{f.name: model_args[f.name] for f in fields(GPTConfig) if f.name in model_args})
+
+
+def run_memory_estimate(cfg,  # a TrainConfig
+                        device: str,  # a resolved device
+                       ) -> tuple:
+    "(GPTConfig, dtype, memory estimate) of the run `cfg` on `device`, without building the model"
+    base = start_config(cfg)
+    vocab_size = base.vocab_size if base else load_meta(Path(cfg.data_dir) / cfg.dataset)['vocab_size']
+    config, dtype = run_config(cfg, vocab_size, base), resolve_dtype(cfg.dtype, device)
+    return config, dtype, estimate_memory(config, cfg.batch_size, dtype, device)
+
+
+def dry_run(cfg,  # a TrainConfig
+            device: str,  # a resolved device
+            as_json: bool,  # one JSON object instead of a report
+           ):
+    "Print the memory estimate of the run `cfg` describes and whether it fits on `device`; build and train nothing"
+    config, dtype, estimate = run_memory_estimate(cfg, device)
+    available = available_memory(device)
+    verdict = None if available is None else fits(estimate, available)
+    if as_json: return print(json.dumps({**estimate, 'available_bytes': available, 'fits': verdict, 'device': device, 'dtype': dtype}))
+    print(f"dry run, nothing is trained: a {config.n_layer}-layer, {config.n_embd}-channel model (context {config.block_size}, "
+          f"vocabulary {config.vocab_size:,}), {cfg.batch_size} sequences per micro-batch"
+          f"{', gradient checkpointing' if config.gradient_checkpointing else ''}, {dtype} on {device}. Peak of a training step:")
+    print(memory_report(estimate, available))
+
+
+def check_memory(cfg,  # a TrainConfig
+                 device: str,  # a resolved device
+                ):
+    "Refuse a GPU run whose estimated peak will not fit in the GPU's free memory, naming settings that would"
+    if not device.startswith('cuda') or cfg.skip_memory_check: return
+    if cfg.fsdp or cfg.lora_rank: return  # sharded, or mostly frozen: the estimate is for a whole model trained in full
+    config, dtype, estimate = run_memory_estimate(cfg, device)
+    available = available_memory(device)
+    if fits(estimate, available): return
+    settings = fitting_settings(config, cfg.batch_size, cfg.gradient_accumulation_steps, dtype, device, available)
+    now = dict(batch_size=cfg.batch_size, gradient_accumulation_steps=cfg.gradient_accumulation_steps, dtype=dtype,
+               gradient_checkpointing=config.gradient_checkpointing)
+    fix = ('a smaller model, or several GPUs with --fsdp=True (lesson 09)' if settings is None else
+           ' '.join(f'--{k}={v}' for k, v in settings.items() if v != now[k]))
+    raise ConfigError(f"This run needs about {human(estimate['total_bytes'])} of GPU memory at its peak, but {device} has "
+                      f'{human(available)} free (a run plans for {HEADROOM:.0%} of it): try {fix}, or pass --skip_memory_check=True '
+                      'to start it anyway. --dry_run=True prints the estimate by component.')

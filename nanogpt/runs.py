@@ -17,13 +17,16 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from .errors import ConfigError
+from .checkpoint import load_checkpoint
+from .errors import ConfigError, NanoGPTError
+from .evaluate import evaluate_run
 from .files import atomic_write_bytes
 from .runtime import choose_cpu_dtype, training_step
 
 # %% auto #0
 __all__ = ['RUN_FILES', 'SingleProcess', 'check_config', 'data_record', 'check_resume', 'measured_cpu_dtype', 'RunLock',
-           'claim_out_dir', 'reconcile_log', 'start_files', 'Budget', 'Cadence']
+           'claim_out_dir', 'reconcile_log', 'start_files', 'closing_evaluation', 'saved_iteration', 'Budget',
+           'Cadence']
 
 # %% ../nbs/engine/10_runs.ipynb #2a175b1f
 class SingleProcess:
@@ -230,6 +233,28 @@ def start_files(run):  # a Run, on its main process
         import wandb
     except ImportError: warnings.warn('wandb_log=True but wandb is not installed (pip install wandb): logging to log.jsonl only.')
     else: run.wandb_run = wandb.init(project=run.cfg.wandb_project, name=run.cfg.wandb_run_name, config=run.resolved_config)
+
+# %% ../nbs/engine/10_runs.ipynb #6cdd72c6
+def closing_evaluation(out_dir,  # the finished run's folder
+                       dataset_dir,  # its dataset
+                       iter_num: int,  # the iteration it ended at, for log.jsonl
+                       device: str,  # where to evaluate
+                      ) -> dict:
+    "Evaluate best.pt on every target of the validation split; write eval.json and a last line of log.jsonl"
+    evaluation = evaluate_run(out_dir, 'val', device=device, dataset_dir=dataset_dir)
+    atomic_write_bytes(Path(out_dir) / 'eval.json', (json.dumps(evaluation, indent=1) + '\n').encode())
+    with open(Path(out_dir) / 'log.jsonl', 'a') as f: f.write(json.dumps({'iter': iter_num, **evaluation}) + '\n')
+    return evaluation
+
+
+def saved_iteration(out_dir,  # a run's out_dir
+                   ) -> str:
+    "What out_dir/ckpt.pt holds, in words, read through the checkpoint notebook's `load_checkpoint` (which also verifies it)"
+    path = Path(out_dir) / 'ckpt.pt'
+    if not path.exists(): return f'no checkpoint was written to {out_dir}'
+    try: return f"{path} holds iteration {load_checkpoint(path)['iter_num']:,}"
+    except NanoGPTError: return f'{path} could not be read'
+
 
 # %% ../nbs/engine/10_runs.ipynb #a3467f46
 class Budget:

@@ -6,16 +6,20 @@
 from __future__ import annotations
 
 import math
+import time
+from dataclasses import replace
 
 import torch
 
 from . import runtime
+from .data import load_meta
 from .files import rng_state, set_rng_state
 from .model import GPT, GPTConfig
 from .train import configure_optimizer
 
 # %% auto #0
-__all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE', 'shape_config', 'shape_params', 'shape_throughput', 'budget_shape']
+__all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE', 'shape_config', 'shape_params', 'shape_throughput', 'budget_shape',
+           'fit_budget']
 
 # %% ../nbs/engine/04_speed.ipynb #3db1cced
 BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384))  # (n_layer, n_embd): this notebook's ladder, and 6 x 384 for faster machines
@@ -85,3 +89,23 @@ def budget_shape(time_budget: float,  # seconds for the whole run
         if abs(math.log(ratio / TOKENS_PER_PARAM)) < best_distance: best, best_distance = shape, abs(math.log(ratio / TOKENS_PER_PARAM))
         if ratio < TOKENS_PER_PARAM: break  # a larger shape sees fewer tokens per parameter still: no need to measure it
     return best
+
+# %% ../nbs/engine/04_speed.ipynb #ced0d25d
+def fit_budget(cfg,  # a TrainConfig with a time_budget
+               explicit: set,  # the keys the user set as flags
+               named: bool,  # whether a preset or config file was named: its shape stands
+               started: float,  # time.monotonic() when the command started: the budget counts from there
+               device: str,  # a resolved device
+               dataset_dir,  # the run's dataset
+               say=print,  # where to say which shape was picked
+              ):
+    "A time-budget run: the shape `budget_shape` picks unless one was asked for, the time left, the closing evaluation reserved"
+    meta = load_meta(dataset_dir)
+    if cfg.init_from == 'scratch' and not named and not explicit & {'n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size'}:
+        chosen = {k: v for k, v in budget_shape(cfg.time_budget, device, meta['vocab_size']).items() if k not in explicit}
+        cfg = replace(cfg, **chosen)
+        say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, measured: {cfg.n_layer} layers of {cfg.n_embd} channels "
+            f"(the speed notebook's rule; pass --n_layer, --n_embd, ... to choose)", flush=True)
+    left = cfg.time_budget - (time.monotonic() - started)  # the budget counts from the command's start
+    return replace(cfg, time_budget=max(left, 1.0), reserve_tokens=cfg.reserve_tokens or 2 * meta['tokens']['val'])  # eval.json's windows
+
