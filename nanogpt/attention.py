@@ -87,8 +87,8 @@ class CausalSelfAttention(nn.Module):
     def _qkv(self, x):
         B, T, C = x.shape
         _check_length(T, self.block_size)
-        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)  # (B, T, C) each
-        return [t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v)]  # (B, nh, T, hs) each
+        qkv = self.c_attn(x).view(B, T, 3, self.n_head, C // self.n_head)  # (B, T, 3, nh, hs)
+        return qkv.permute(2, 0, 3, 1, 4).unbind(0)  # (B, nh, T, hs) each: q, k, v
 
     def forward(self, x,  # (B, T, n_embd)
                 kv_cache=None):  # None, or an object with `update(k, v) -> (k_all, v_all)` such as lesson 07's `KVCache`
@@ -96,16 +96,17 @@ class CausalSelfAttention(nn.Module):
         B, T, C = x.shape
         q, k, v = self._qkv(x)  # (B, nh, T, hs) each
         if kv_cache is not None: k, v = kv_cache.update(k, v)  # (B, nh, L, hs): cached then new
+        mask = getattr(kv_cache, 'mask', None)  # a cache may say which keys each query sees (lessons 11 and 12)
         L = k.size(2)
         dropout_p = self.dropout if self.training else 0.0
-        if L == T:  # nothing cached before: the plain causal mask
+        if mask is None and L == T:  # nothing cached before: the plain causal mask
             y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
-        elif T == 1:  # one new token attends to every cached position and itself
+        elif mask is None and T == 1:  # one new token attends to every cached position and itself
             y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
-        else:  # new query i sits at position L - T + i
-            mask = torch.ones(T, L, dtype=torch.bool, device=x.device).tril(diagonal=L - T)  # (T, L)
+        else:  # the cache's mask, or new query i at position L - T + i
+            if mask is None: mask = torch.ones(T, L, dtype=torch.bool, device=x.device).tril(diagonal=L - T)  # (T, L)
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
-        y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, nh, T, hs) -> (B, T, C): heads side by side
+        y = y.transpose(1, 2).reshape(B, T, C)  # (B, nh, T, hs) -> (B, T, C): heads side by side
         return self.resid_dropout(self.c_proj(y))  # (B, T, C)
 
     @torch.no_grad()

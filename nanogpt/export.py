@@ -17,7 +17,6 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim
 
-from .attention import CausalSelfAttention
 from .checkpoint import TOKENIZER_FILE
 from .errors import ConfigError, MissingError
 from .files import atomic_file, atomic_write_bytes, require, tensor_digest
@@ -29,27 +28,29 @@ from .tokenizers import tokenizer_from_meta
 
 # %% auto #0
 __all__ = ['ONNX_INPUTS', 'ONNX_OUTPUTS', 'QUANTIZE_SCHEMES', 'FORMATS', 'NO_INT8', 'SAMPLING_PRECISIONS', 'MAX_LOSS_CHANGE',
-           'attend', 'ExportableGPT', 'empty_cache', 'dynamic_shapes', 'example_inputs', 'export_program', 'write_onnx',
-           'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model', 'export_model', 'with_precision', 'own_text',
-           'window_loss', 'measure_sampling', 'pick_precision', 'choose_sampling_precision']
+           'PastCache', 'ExportableGPT', 'empty_cache', 'dynamic_shapes', 'example_inputs', 'export_program',
+           'write_onnx', 'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model', 'export_model', 'with_precision',
+           'own_text', 'window_loss', 'measure_sampling', 'pick_precision', 'choose_sampling_precision']
 
 # %% ../nbs/11_export.ipynb #7d065e6b
-def attend(attn: CausalSelfAttention,  # one block's attention layer
-           x: torch.Tensor,  # (B, T, C) the new positions, after the block's ln_1
-           past_k: torch.Tensor,  # (B, n_head, P, head_size) keys of the P positions before them (P may be 0)
-           past_v: torch.Tensor):  # (B, n_head, P, head_size) their values
-    "(output (B, T, C), keys and values (B, n_head, P + T, head_size)): causal attention with one code path for every P and T"
-    B, T, C = x.shape
-    q, k, v = attn._qkv(x)  # (B, nh, T, hs) each
-    k, v = torch.cat([past_k, k], dim=2), torch.cat([past_v, v], dim=2)  # (B, nh, L, hs), L = P + T
-    mask = torch.ones(T, k.size(2), dtype=torch.bool, device=x.device).tril(diagonal=k.size(2) - T)  # (T, L): query i at P + i
-    y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, nh, T, hs)
-    return attn.c_proj(y.transpose(1, 2).reshape(B, T, C)), k, v
+class PastCache:
+    "One block's cache inside an exported graph: the past keys and values come in as tensors, the presents go out"
+    def __init__(self, k: torch.Tensor,  # (B, n_head, P, head_size) keys of the P positions before the new ones (P may be 0)
+                 v: torch.Tensor):  # (B, n_head, P, head_size) their values
+        self.k, self.v, self.mask = k, v, None
+
+    def update(self, k: torch.Tensor,  # (B, n_head, T, head_size) keys of the new positions
+               v: torch.Tensor):  # (B, n_head, T, head_size) their values
+        "All keys and values, (B, nh, P + T, hs) each; sets the mask that lets new query i see keys 0 .. P + i"
+        self.k, self.v = torch.cat([self.k, k], dim=2), torch.cat([self.v, v], dim=2)  # (B, nh, L, hs), L = P + T
+        T, L = k.size(2), self.k.size(2)
+        self.mask = torch.ones(T, L, dtype=torch.bool, device=k.device).tril(diagonal=L - T)  # (T, L): one mask for every P, T
+        return self.k, self.v
 
 
 class ExportableGPT(nn.Module):
     "A GPT's forward as exporters take it: tensors in and out, every position's logits, the KV cache as inputs and outputs"
-    def __init__(self, gpt: GPT):  # the model, in eval mode (dropout is left out)
+    def __init__(self, gpt: GPT):  # the model, in eval mode
         super().__init__()
         self.gpt = gpt
 
@@ -57,17 +58,9 @@ class ExportableGPT(nn.Module):
                 past_keys,  # (n_layer, B, n_head, P, head_size) keys of the P positions before idx
                 past_values):  # (n_layer, B, n_head, P, head_size) their values
         "(logits (B, T, V), present_keys and present_values (n_layer, B, n_head, P + T, head_size))"
-        gpt, P = self.gpt, past_keys.size(3)
-        pos = torch.arange(P, P + idx.size(1), device=idx.device)  # (T,)
-        x = gpt.transformer.wte(idx) + gpt.transformer.wpe(pos)  # (B, T, C)
-        keys, values = [], []
-        for i, block in enumerate(gpt.transformer.h):
-            y, k, v = attend(block.attn, block.ln_1(x), past_keys[i], past_values[i])  # (B, T, C), (B, nh, P + T, hs) x 2
-            x = x + y  # (B, T, C)
-            x = x + block.mlp(block.ln_2(x))  # (B, T, C)
-            keys.append(k); values.append(v)
-        logits = gpt.lm_head(gpt.transformer.ln_f(x))[..., :gpt.config.vocab_size]  # (B, T, V)
-        return logits, torch.stack(keys), torch.stack(values)
+        caches = [PastCache(k, v) for k, v in zip(past_keys, past_values)]
+        logits, _ = self.gpt(idx, kv_caches=caches, start_pos=past_keys.size(3), all_logits=True)  # (B, T, V)
+        return logits, torch.stack([c.k for c in caches]), torch.stack([c.v for c in caches])
 
 
 def empty_cache(config: GPTConfig,  # the model's shape

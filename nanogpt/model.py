@@ -115,14 +115,26 @@ class GPT(nn.Module):
         if isinstance(module, nn.Linear) and module.bias is not None: nn.init.zeros_(module.bias)
 
 # %% ../nbs/05_gpt.ipynb #ced3e2d7
+def _tracing(kind: str) -> bool:  # 'is_compiling' (torch.compile) or 'is_exporting' (torch.export)
+    return getattr(torch.compiler, kind, lambda: False)()
+
+
 @patch
-def _check_input(self: GPT, idx, start_pos: int):
+def _check_input(self: GPT, idx,  # (B, T) token ids
+                 kv_caches,  # None, or one cache per block
+                 start_pos):  # an int, or a (B, 1) tensor of one start per row
+    "Clear errors for an input the model cannot take; the ids of a decode step (sampled from the model) are not read"
+    if _tracing('is_exporting'): return  # sizes are symbols while torch.export traces: nothing to compare yet
     B, T = idx.shape
-    if start_pos + T > self.config.block_size:
-        where = f' starting at position {start_pos}' if start_pos else ''
+    if kv_caches is not None and len(kv_caches) != self.config.n_layer:
+        raise ConfigError(f'Pass one KV cache per block: got {len(kv_caches)} for n_layer={self.config.n_layer}.')
+    first = start_pos if isinstance(start_pos, int) else int(start_pos.max())  # the row that starts furthest on
+    if first + T > self.config.block_size:
+        where = f' starting at position {first}' if first else ''
         raise ConfigError(f'The input has {T} tokens{where} but the context is block_size={self.config.block_size}: '
-                         f'pass at most {self.config.block_size - start_pos} (crop the input to its last tokens).')
-    if getattr(torch.compiler, 'is_compiling', lambda: False)() or idx.numel() == 0: return  # no sync inside torch.compile
+                         f'pass at most {self.config.block_size - first} (crop the input to its last tokens).')
+    if _tracing('is_compiling') or idx.numel() == 0: return  # no sync inside torch.compile
+    if kv_caches is not None and T == 1: return  # a decode step: no check that waits for the device at every token
     lo, hi = torch.aminmax(idx)
     if lo < 0 or hi >= self.config.vocab_size:
         raise ConfigError(f'Token ids must lie in [0, {self.config.vocab_size}) (vocab_size={self.config.vocab_size}), '
@@ -134,12 +146,13 @@ def _check_input(self: GPT, idx, start_pos: int):
 def forward(self: GPT, idx,  # (B, T) token ids
             targets=None,  # (B, T) the next token ids, -1 to ignore a position; None when generating
             kv_caches=None,  # None, or one cache per block (see `CausalSelfAttention`)
-            start_pos: int = 0):  # position of idx[:, 0], when earlier tokens are in the caches
+            start_pos: int | torch.Tensor = 0,  # position of idx[:, 0] after the cached ones, or a (B, 1) tensor, one per row
+            all_logits: bool = False):  # without targets, the logits of every position rather than the last
     "(logits, loss): logits (B, T, vocab_size) and the mean cross-entropy with targets, else (B, 1, vocab_size) and None"
-    self._check_input(idx, start_pos)
-    if kv_caches is not None and len(kv_caches) != self.config.n_layer:
-        raise ConfigError(f'Pass one KV cache per block: got {len(kv_caches)} for n_layer={self.config.n_layer}.')
-    pos = torch.arange(start_pos, start_pos + idx.size(1), device=idx.device)  # (T,)
+    self._check_input(idx, kv_caches, start_pos)
+    T = idx.size(1)
+    if torch.is_tensor(start_pos): pos = start_pos + torch.arange(T, device=idx.device)  # (B, T): each row from its start
+    else: pos = torch.arange(start_pos, start_pos + T, device=idx.device)  # (T,)
     x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
     for i, block in enumerate(self.transformer.h):
         if self.config.gradient_checkpointing and self.training and kv_caches is None:
@@ -149,7 +162,7 @@ def forward(self: GPT, idx,  # (B, T) token ids
     x = self.transformer.ln_f(x)  # (B, T, C)
     V = self.config.vocab_size
     if targets is None:
-        return self.lm_head(x[:, [-1]])[..., :V], None  # (B, 1, V): the padded rows are cut off
+        return self.lm_head(x if all_logits else x[:, -1:])[..., :V], None  # (B, T or 1, V): the padded rows are cut off
     logits = self.lm_head(x)[..., :V]  # (B, T, V)
     loss = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-1)
     return logits, loss

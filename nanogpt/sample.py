@@ -13,12 +13,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 from fastcore.basics import patch
 
+from .attention import CausalSelfAttention
 from .errors import ConfigError
-from .model import GPT, LAYER_NORM_EPS, LayerNorm
+from .model import GPT, LAYER_NORM_EPS, MLP, Block, LayerNorm
 
 # %% auto #0
 __all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', 'sample_next', 'window_start', 'KVCache', 'plain',
-           'Decoder', 'generate_stream', 'generate', 'sample_text', 'sampling_sliders']
+           'Twin', 'Decoder', 'generate_stream', 'generate', 'sample_text', 'sampling_sliders']
 
 # %% ../nbs/07_sampling.ipynb #a6e809c6
 def check_sampling_args(temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
@@ -94,45 +95,54 @@ class KVCache:
     def __repr__(self): return f'KVCache({self.length} positions)'
 
 # %% ../nbs/07_sampling.ipynb #806429a3
-def plain(layer: nn.Module):  # a linear, LayerNorm or GELU layer of a GPT, or any other layer
-    "A function computing `layer(x)` with the layer's weights bound now: no module call or attribute lookup per call"
+def _unchanged(x): return x  # dropout in eval mode
+
+
+def plain(layer: nn.Module):  # a layer of a GPT, the GPT itself, or any other layer
+    "`layer` for inference with its weights bound now: a function, a `Twin` (or its `forward`) of our modules, or `layer` itself"
     if type(layer) is nn.Linear:  # exactly: a subclass (LoRA) computes more than its weights
         return functools.partial(F.linear, weight=layer.weight, bias=layer.bias)
     if type(layer) is LayerNorm:
-        return functools.partial(F.layer_norm, normalized_shape=layer.weight.shape, weight=layer.weight, bias=layer.bias,
-                                 eps=LAYER_NORM_EPS)
+        return functools.partial(torch.layer_norm, normalized_shape=layer.weight.shape, weight=layer.weight, bias=layer.bias,
+                                 eps=LAYER_NORM_EPS)  # the operator F.layer_norm calls, one Python call less
     if type(layer) is nn.GELU: return functools.partial(F.gelu, approximate=layer.approximate)
-    return layer.forward
+    if type(layer) is nn.Embedding: return functools.partial(torch.embedding, layer.weight)  # F.embedding's operator
+    if type(layer) is nn.Dropout: return _unchanged
+    if type(layer) is nn.ModuleList: return [plain(m) for m in layer]
+    if type(layer) in (Block, CausalSelfAttention, MLP): return Twin(layer).forward  # called: its bound forward, one call less
+    if type(layer) in (GPT, nn.ModuleDict): return Twin(layer)
+    return layer  # a layer we do not know (int8, LoRA) is called as a module
+
+
+class Twin:
+    "A module's own methods run on a stand-in: its layers `plain`, its settings copied, in eval mode; no module calls"
+    def __init__(self, module: nn.Module):  # a GPT, a block or one of its parts
+        vars(self).update(_cls=type(module), **{k: v for k, v in vars(module).items() if not k.startswith('_')})
+        self.training = False
+        for name, child in module.named_children(): setattr(self, name, plain(child))
+
+    def __getattr__(self, name):  # called once per method (`forward`, `_qkv`, ...): the module's class's, bound to the twin
+        method = getattr(self._cls, name).__get__(self)
+        setattr(self, name, method)
+        return method
+
+    def __repr__(self): return f'Twin({self._cls.__name__})'
 
 # %% ../nbs/07_sampling.ipynb #1a9f9c36
 class Decoder:
-    "One new token through a GPT in eval mode, the path sampling takes: its layers as `plain` functions, no mask, no dropout, no checks"
+    "`GPT.forward` for sampling, run on a `Twin` of the model made once: the same code, without the cost of module calls"
     def __init__(self, model: GPT):  # the model; its weights are read, never copied, so later changes to them show
-        t = model.transformer
-        self.blocks = [(plain(b.ln_1), plain(b.attn.c_attn), b.attn.n_head, plain(b.attn.c_proj),
-                        plain(b.ln_2), plain(b.mlp.c_fc), plain(b.mlp.gelu), plain(b.mlp.c_proj)) for b in t.h]
-        self.wte, self.wpe, self.ln_f, self.lm_head = t.wte.weight, t.wpe.weight, plain(t.ln_f), plain(model.lm_head)
-        self.block_size, self.vocab_size = model.config.block_size, model.config.vocab_size
+        self.twin = Twin(model)
 
-    @torch.inference_mode()
     def __call__(self, token,  # (B, 1) the newest token ids
                  kv_caches: list,  # one cache per block, holding positions 0 .. pos - 1
                  pos: int | torch.Tensor):  # the position of `token`, or a (B, 1) tensor of one position per row
-        "Logits (B, 1, vocab_size) of one new token, as `forward(token, kv_caches=kv_caches, start_pos=pos)` gives them"
-        last = pos if isinstance(pos, int) else int(pos.max())
-        if last >= self.block_size: raise ConfigError(f'Position {last} is past the context (block_size={self.block_size}).')
-        x = self.wte[token] + self.wpe[pos]  # (B, 1, C)
-        B, _, C = x.shape
-        for (ln_1, c_attn, n_head, c_proj, ln_2, c_fc, gelu, mlp_proj), cache in zip(self.blocks, kv_caches):
-            q, k, v = c_attn(ln_1(x)).view(B, 1, 3, n_head, C // n_head).permute(2, 0, 3, 1, 4)  # (B, nh, 1, hs) each
-            k, v = cache.update(k, v)  # (B, nh, L, hs)
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=getattr(cache, 'mask', None))  # (B, nh, 1, hs)
-            x = x + c_proj(y.reshape(B, 1, C))  # (B, 1, C)
-            x = x + mlp_proj(gelu(c_fc(ln_2(x))))  # (B, 1, C)
-        return self.lm_head(self.ln_f(x))[..., :self.vocab_size]  # (B, 1, V)
+        "Logits (B, 1, vocab_size) of one new token, as `forward(token, kv_caches=kv_caches, start_pos=pos)`; call under `torch.inference_mode`"
+        return self.twin.forward(token, kv_caches=kv_caches, start_pos=pos)[0]
 
 
 @patch
+@torch.inference_mode()
 def decode(self: GPT, token,  # (B, 1) the newest token ids
            kv_caches: list,  # one cache per block, holding positions 0 .. pos - 1
            pos: int | torch.Tensor):  # the position of `token`, or a (B, 1) tensor of one position per row

@@ -21,11 +21,11 @@ from fastcore.basics import patch
 from .errors import ConfigError, DataError, NanoGPTError
 from .export import quantize_model
 from .files import require
-from .sample import Decoder, KVCache, apply_repetition_penalty, sample_next, window_start
+from .sample import Decoder, apply_repetition_penalty, sample_next, window_start
 
 # %% auto #0
-__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'PLAYGROUND', 'SlotCaches', 'held_back', 'TextStream', 'Completion', 'Engine',
-           'RequestError', 'parse_completion', 'make_app', 'serve']
+__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'PLAYGROUND', 'SlotCaches', 'SlotCache', 'held_back', 'TextStream', 'Completion',
+           'Engine', 'RequestError', 'parse_completion', 'make_app', 'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
 class SlotCaches:
@@ -38,21 +38,32 @@ class SlotCaches:
         self.k = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(config.n_layer)]
         self.v = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(config.n_layer)]
         self.lengths = torch.zeros(slots, dtype=torch.long, device=device)  # (S,)
-        self.slots, self.rows, self.mask = slots, 0, None
-        self.layers = [_SlotLayer(self, i) for i in range(config.n_layer)]
+        self.slots, self.rows, self.active, self.write_at, self.mask = slots, 0, slice(0, 0), None, None
+        self.layers = [SlotCache(self, i) for i in range(config.n_layer)]  # what the model's blocks are given
+
+    def begin(self, rows: slice,  # the rows this pass runs
+              T: int):  # new positions per row
+        "Before a pass: where each row's new positions go, after its own, and the mask of the positions each new query sees"
+        lengths, device = self.lengths[rows], self.lengths.device  # (B,)
+        new = lengths[:, None] + torch.arange(T, device=device)  # (B, T): row b's new positions
+        seen = torch.arange(int(lengths.max()) + T, device=device)  # (L,): up to the longest row's last new position
+        self.active, self.write_at = rows, (torch.arange(len(lengths), device=device)[:, None], new)  # (B, 1), (B, T)
+        self.mask = (seen[None, None, :] <= new[:, :, None])[:, None]  # (B, 1, T, L): its own positions, causally
+
+    def end(self): self.lengths[self.active] += self.write_at[1].size(1)
+    def begin_step(self): self.begin(slice(0, self.rows), 1)  # a decode step: one new token for every row in use
+    def end_step(self): self.end()
 
     @torch.inference_mode()
     def prefill(self, model,  # the GPT these caches belong to
                 row: int,  # a row in use
                 ids: list):  # the token ids of the row's window before its newest token
-        "Run `ids` through `model` into `row`, through lesson 07 `KVCache`s that write straight into the row's buffers"
-        caches = []
-        for k, v in zip(self.k, self.v):
-            cache = KVCache()
-            cache.k, cache.v = k[row:row + 1], v[row:row + 1]  # (1, nh, block_size, hs) views: no copy
-            caches.append(cache)
-        if ids: model(torch.tensor([ids], device=self.lengths.device), kv_caches=caches)
-        self.lengths[row] = len(ids)
+        "Empty `row` and run `ids` through `model` into it"
+        self.lengths[row] = 0
+        if not ids: return
+        self.begin(slice(row, row + 1), len(ids))
+        model(torch.tensor([ids], device=self.lengths.device), kv_caches=self.layers)
+        self.end()
 
     def move(self, src: int,  # a row in use
              dst: int):  # the row to copy it to
@@ -61,32 +72,24 @@ class SlotCaches:
         for k, v in zip(self.k, self.v): k[dst, :, :n], v[dst, :, :n] = k[src, :, :n], v[src, :, :n]
         self.lengths[dst] = n
 
-    def begin_step(self):
-        "Before a decode step of rows `0 .. rows - 1`: the mask of the positions each row may see, its cached ones and the new one"
-        lengths = self.lengths[:self.rows]  # (B,)
-        positions = torch.arange(int(lengths.max()) + 1, device=lengths.device)  # (L,)
-        self.mask = (positions[None, :] <= lengths[:, None])[:, None, None, :]  # (B, 1, 1, L)
 
-    def end_step(self): self.lengths[:self.rows] += 1
-
-
-class _SlotLayer:
-    "One layer's view of `SlotCaches` with the `update(k, v)` and `mask` of lesson 07's caches"
+class SlotCache:
+    "One layer's part of `SlotCaches`, with the `update(k, v)` and `mask` of lesson 07's caches"
     def __init__(self, caches: SlotCaches, layer: int): self.caches, self.layer = caches, layer
 
     @property
     def mask(self): return self.caches.mask
 
-    def update(self, k: torch.Tensor,  # (B, nh, 1, hs): each row's new key
-               v: torch.Tensor):  # (B, nh, 1, hs): its value
-        "Write each row's key and value at its own position; return every row's keys and values up to the longest, (B, nh, L, hs)"
-        c, B = self.caches, k.size(0)
-        keys, values = c.k[self.layer], c.v[self.layer]
-        rows = torch.arange(B, device=k.device)
-        keys[rows, :, c.lengths[:B]] = k[:, :, 0]  # (B, nh, hs) written at (b, :, lengths[b])
-        values[rows, :, c.lengths[:B]] = v[:, :, 0]
+    def update(self, k: torch.Tensor,  # (B, nh, T, hs): the new keys of the rows this pass runs
+               v: torch.Tensor):  # (B, nh, T, hs): their values
+        "Write each row's keys and values at its own positions; return the rows' keys and values up to the longest, (B, nh, L, hs)"
+        c = self.caches
+        keys, values = c.k[self.layer][c.active], c.v[self.layer][c.active]  # (B, nh, block_size, hs) views
+        rows, new = c.write_at  # (B, 1), (B, T)
+        keys[rows, :, new] = k.transpose(1, 2)  # (B, T, nh, hs) written at (b, :, new[b, t])
+        values[rows, :, new] = v.transpose(1, 2)
         L = c.mask.size(-1)
-        return keys[:B, :, :L], values[:B, :, :L]  # (B, nh, L, hs) views
+        return keys[:, :, :L], values[:, :, :L]  # (B, nh, L, hs) views
 
 # %% ../nbs/12_serving.ipynb #9826b33f
 def held_back(text: str,  # the text so far
