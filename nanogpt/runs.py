@@ -21,12 +21,13 @@ from .checkpoint import load_checkpoint
 from .errors import ConfigError, NanoGPTError
 from .evaluate import evaluate_run
 from .files import atomic_write_bytes
+from .model import GPTConfig
 from .runtime import choose_cpu_dtype, training_step
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'SingleProcess', 'check_config', 'data_record', 'check_resume', 'measured_cpu_dtype', 'RunLock',
-           'claim_out_dir', 'reconcile_log', 'start_files', 'closing_evaluation', 'saved_iteration', 'Budget',
-           'Cadence']
+__all__ = ['SHAPE_KEYS', 'RUN_FILES', 'SingleProcess', 'check_config', 'read_log', 'check_fits', 'data_record', 'check_resume',
+           'measured_cpu_dtype', 'RunLock', 'claim_out_dir', 'reconcile_log', 'start_files', 'closing_evaluation',
+           'saved_iteration', 'Budget', 'Cadence']
 
 # %% ../nbs/engine/10_runs.ipynb #2a175b1f
 class SingleProcess:
@@ -104,6 +105,48 @@ def check_config(cfg):  # the settings to check, a TrainConfig
     if cfg.dataset in ('', '.', '..') or Path(cfg.dataset).name != cfg.dataset:
         raise ConfigError(f'dataset={cfg.dataset!r} must be the name of a folder in data_dir (now {cfg.data_dir}), not a path: '
                           'pass the folder that holds it as --data_dir.')
+
+# %% ../nbs/engine/10_runs.ipynb #574df0e8
+def read_log(out_dir,  # a run's out_dir
+            ) -> tuple[list, list]:
+    "The training and evaluation lines of `out_dir/log.jsonl`"
+    lines = [json.loads(line) for line in (Path(out_dir) / 'log.jsonl').read_text().splitlines() if line.strip()]
+    return [r for r in lines if 'lr' in r], [r for r in lines if 'val_loss' in r]
+
+
+# %% ../nbs/engine/10_runs.ipynb #12e11b94
+SHAPE_KEYS = ('n_layer', 'n_head', 'n_embd', 'block_size', 'bias')  # None: from the checkpoint, or SCRATCH_SHAPE
+
+
+def _tokenizer_name(tokenizer: dict) -> str:
+    if tokenizer['kind'] == 'char': return f"a vocabulary of {len(tokenizer['chars'])} characters"
+    if tokenizer['kind'] == 'bpe':
+        return f"a byte-pair encoding of {256 + len(tokenizer['merges']) + len(tokenizer.get('special_tokens', {})):,} tokens trained by nanogpt"
+    return f"tiktoken's {tokenizer.get('encoding')} encoding"
+
+
+def check_fits(model_args: dict,  # the checkpoint's GPTConfig fields
+               tokenizer: dict | None,  # the checkpoint's tokenizer entry (None: unknown)
+               cfg,  # this run's settings, a TrainConfig
+               meta: dict,  # this run's dataset's meta.json
+               name,  # the checkpoint, for messages
+               fine_tune: bool = False):  # True: block_size may shrink
+    "Refuse a checkpoint that does not fit this run: another vocabulary, another tokenizer, or a shape setting that contradicts it"
+    model_args = {**asdict(GPTConfig()), **model_args}  # checkpoints from before a field existed have its default
+    if model_args['vocab_size'] != meta['vocab_size']:
+        raise ConfigError(f"{name} was trained on a vocabulary of {model_args['vocab_size']:,} tokens but this dataset has "
+                          f"{meta['vocab_size']:,}: use a dataset prepared with the same tokenizer (see config.json next to it).")
+    if tokenizer is not None and tokenizer != meta['tokenizer']:
+        same = _tokenizer_name(tokenizer) == _tokenizer_name(meta['tokenizer'])
+        raise ConfigError(f"{name} was trained with {_tokenizer_name(tokenizer)} but {cfg.dataset} was prepared with "
+                          f"{'another ' + _tokenizer_name(meta['tokenizer'])[2:] if same else _tokenizer_name(meta['tokenizer'])}: "
+                          'use the dataset it was trained on, or one prepared with the same tokenizer.')
+    conflicts = [k for k in SHAPE_KEYS if getattr(cfg, k) is not None and getattr(cfg, k) != model_args[k]
+                 and not (fine_tune and k == 'block_size' and getattr(cfg, k) < model_args[k])]
+    if conflicts:
+        hint = ('these come from the weights, so leave them out (block_size may only shrink; dropout may change).' if fine_tune else
+                'leave them out to take the checkpoint\'s, or train from scratch in another --out_dir.')
+        raise ConfigError(f'{name} holds a model with {", ".join(f"{k}={model_args[k]} (asked: {getattr(cfg, k)})" for k in conflicts)}: {hint}')
 
 # %% ../nbs/engine/10_runs.ipynb #53f7eed8
 def data_record(cfg,  # the run's settings, a TrainConfig

@@ -24,13 +24,13 @@ from .data import BatchLoader, load_meta
 from .errors import ConfigError, TrainingError, os_error_message
 from .files import rng_state, set_rng_state
 from .model import GPT, GPTConfig
-from .runs import Budget, Cadence, RunLock, SingleProcess, claim_out_dir  # noqa: F401 (RunLock: importable here too)
+from .runs import SHAPE_KEYS, Budget, Cadence, RunLock, SingleProcess, claim_out_dir, read_log  # noqa: F401
 from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype
 
 # %% auto #0
-__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'PRESETS', 'TrainConfig', 'preset', 'configure_optimizer', 'get_lr', 'train_step',
-           'check_fits', 'start_model', 'Run', 'setup', 'build_run', 'evaluate', 'save', 'log_step',
-           'evaluate_and_save', 'finish', 'summary', 'progress_bar', 'train_loop', 'train', 'read_log', 'plot_log']
+__all__ = ['SCRATCH_SHAPE', 'PRESETS', 'TrainConfig', 'preset', 'configure_optimizer', 'get_lr', 'train_step', 'start_model',
+           'Run', 'setup', 'build_run', 'evaluate', 'save', 'log_step', 'evaluate_and_save', 'finish', 'summary',
+           'progress_bar', 'train_loop', 'train', 'plot_log']
 
 # %% ../nbs/06_training.ipynb #f4893675
 @dataclass
@@ -96,7 +96,6 @@ class TrainConfig:
     lora_targets: str = 'c_attn,c_proj,c_fc'  # the layers that get adapters, comma-separated: c_attn, c_proj (attention's and the MLP's), c_fc
 
 
-SHAPE_KEYS = ('n_layer', 'n_head', 'n_embd', 'block_size', 'bias')  # None: from the checkpoint, or SCRATCH_SHAPE
 SCRATCH_SHAPE = dict(n_layer=12, n_head=12, n_embd=768, block_size=1024, bias=False)  # nanoGPT's defaults: GPT-2 small, no biases
 
 # %% ../nbs/06_training.ipynb #4b8568e1
@@ -188,37 +187,6 @@ def train_step(model: nn.Module,  # what the step runs: possibly compiled, possi
     optimizer.zero_grad(set_to_none=True)
     return total, norm
 
-# %% ../nbs/06_training.ipynb #7a88642c
-def _tokenizer_name(tokenizer: dict) -> str:
-    if tokenizer['kind'] == 'char': return f"a vocabulary of {len(tokenizer['chars'])} characters"
-    if tokenizer['kind'] == 'bpe':
-        return f"a byte-pair encoding of {256 + len(tokenizer['merges']) + len(tokenizer.get('special_tokens', {})):,} tokens trained by nanogpt"
-    return f"tiktoken's {tokenizer.get('encoding')} encoding"
-
-
-def check_fits(model_args: dict,  # the checkpoint's GPTConfig fields
-               tokenizer: dict | None,  # the checkpoint's tokenizer entry (None: unknown)
-               cfg: TrainConfig,  # this run's settings
-               meta: dict,  # this run's dataset's meta.json
-               name,  # the checkpoint, for messages
-               fine_tune: bool = False):  # True: block_size may shrink
-    "Refuse a checkpoint that does not fit this run: another vocabulary, another tokenizer, or a shape setting that contradicts it"
-    model_args = {**asdict(GPTConfig()), **model_args}  # checkpoints from before a field existed have its default
-    if model_args['vocab_size'] != meta['vocab_size']:
-        raise ConfigError(f"{name} was trained on a vocabulary of {model_args['vocab_size']:,} tokens but this dataset has "
-                          f"{meta['vocab_size']:,}: use a dataset prepared with the same tokenizer (see config.json next to it).")
-    if tokenizer is not None and tokenizer != meta['tokenizer']:
-        same = _tokenizer_name(tokenizer) == _tokenizer_name(meta['tokenizer'])
-        raise ConfigError(f"{name} was trained with {_tokenizer_name(tokenizer)} but {cfg.dataset} was prepared with "
-                          f"{'another ' + _tokenizer_name(meta['tokenizer'])[2:] if same else _tokenizer_name(meta['tokenizer'])}: "
-                          'use the dataset it was trained on, or one prepared with the same tokenizer.')
-    conflicts = [k for k in SHAPE_KEYS if getattr(cfg, k) is not None and getattr(cfg, k) != model_args[k]
-                 and not (fine_tune and k == 'block_size' and getattr(cfg, k) < model_args[k])]
-    if conflicts:
-        hint = ('these come from the weights, so leave them out (block_size may only shrink; dropout may change).' if fine_tune else
-                'leave them out to take the checkpoint\'s, or train from scratch in another --out_dir.')
-        raise ConfigError(f'{name} holds a model with {", ".join(f"{k}={model_args[k]} (asked: {getattr(cfg, k)})" for k in conflicts)}: {hint}')
-
 # %% ../nbs/06_training.ipynb #f3ca0d19
 def start_model(cfg: TrainConfig,  # the run's settings
                 meta: dict,  # its dataset's meta.json
@@ -233,12 +201,12 @@ def start_model(cfg: TrainConfig,  # the run's settings
     elif cfg.init_from == 'resume':
         path = Path(cfg.out_dir) / 'ckpt.pt'
         checkpoint = load_checkpoint(path, device)
-        check_fits(checkpoint['model_args'], checkpoint['tokenizer'], cfg, meta, path)
+        runs.check_fits(checkpoint['model_args'], checkpoint['tokenizer'], cfg, meta, path)
         runs.check_resume(checkpoint, cfg, meta, path)
         model = build_model(checkpoint, **keep)
     else:  # fine-tuning: GPT-2, a Hugging Face-layout folder, or a run's folder
         model, tokenizer = load_weights(cfg.init_from, 'cpu', **keep)
-        check_fits(asdict(model.config), tokenizer, cfg, meta, cfg.init_from, fine_tune=True)
+        runs.check_fits(asdict(model.config), tokenizer, cfg, meta, cfg.init_from, fine_tune=True)
         if cfg.block_size is not None and cfg.block_size < model.config.block_size: model.crop_block_size(cfg.block_size)
     return model.to(device), checkpoint, replace(cfg, **{k: getattr(model.config, k) for k in SHAPE_KEYS})
 
@@ -504,13 +472,6 @@ def train(cfg: TrainConfig,  # the run's settings
         parallel.close()
 
 # %% ../nbs/06_training.ipynb #a8c8aab1
-def read_log(out_dir,  # a run's out_dir
-            ) -> tuple[list, list]:
-    "The training and evaluation lines of `out_dir/log.jsonl`"
-    lines = [json.loads(line) for line in (Path(out_dir) / 'log.jsonl').read_text().splitlines() if line.strip()]
-    return [r for r in lines if 'lr' in r], [r for r in lines if 'val_loss' in r]
-
-
 def plot_log(out_dir,  # a run's out_dir (its config.json and log.jsonl)
              title: str = ''):  # the figure's title
     "Train and validation loss against iterations (tokens on the top axis), the learning rate from the schedule below"
