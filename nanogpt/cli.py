@@ -242,7 +242,7 @@ def _run_sample(args):
 
     from nanogpt.checkpoint import load_model
     from nanogpt.runtime import autocast_context, resolve_device, resolve_dtype
-    from nanogpt.sample import check_sampling_args, generate_stream
+    from nanogpt.sample import TextStream, check_sampling_args, generate_stream
     check_sampling_args(args.temperature, args.top_k, args.top_p, args.repetition_penalty)
     for name in ('num_samples', 'max_new_tokens'):
         if getattr(args, name) < 1: raise ConfigError(f'--{name} must be at least 1, got {getattr(args, name)}.')
@@ -263,14 +263,15 @@ def _run_sample(args):
     generator = torch.Generator(device=device).manual_seed(args.seed)
     with autocast_context(device, resolve_dtype(args.dtype, device)):
         for _ in range(args.num_samples):
-            pending = idx[0].tolist()  # ids not printed yet
+            text = TextStream(tokenizer)  # waits for the other bytes of a character split across tokens
+            prompt = ''.join(text.feed(token) for token in idx[0].tolist())
+            if args.stream: print(prompt, end='', flush=True)
             for next_id in generate_stream(model, idx, args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                                            top_p=args.top_p, repetition_penalty=args.repetition_penalty, generator=generator):
-                pending.append(next_id.item())
-                if args.stream:
-                    text = tokenizer.decode(pending)
-                    if not text.endswith('\ufffd'): print(text, end='', flush=True); pending = []  # wait for a split character's other bytes
-            print(tokenizer.decode(pending))
+                piece = text.feed(next_id.item())
+                if args.stream: print(piece, end='', flush=True)
+            rest = text.finish()
+            print(rest if args.stream else text.text)
             print('---------------')
 
 # %% ../nbs/engine/06_cli.ipynb #7cd0f0a4

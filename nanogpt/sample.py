@@ -19,7 +19,8 @@ from .model import GPT, LAYER_NORM_EPS, MLP, Block, LayerNorm
 
 # %% auto #0
 __all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', 'sample_next', 'window_start', 'KVCache', 'plain',
-           'Twin', 'Decoder', 'generate_stream', 'generate', 'sample_text', 'sampling_sliders']
+           'Twin', 'Decoder', 'generate_stream', 'generate', 'held_back', 'TextStream', 'sample_text',
+           'sampling_sliders']
 
 # %% ../nbs/07_sampling.ipynb #a6e809c6
 def check_sampling_args(temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
@@ -201,6 +202,40 @@ def generate_stream(model,  # a GPT
 def generate(model, idx: torch.Tensor, max_new_tokens: int, **kwargs) -> torch.Tensor:
     "The prompt `idx` (B, T) followed by up to `max_new_tokens` new tokens; keyword arguments as `generate_stream`"
     return torch.cat([idx, *generate_stream(model, idx, max_new_tokens, **kwargs)], dim=1)
+
+# %% ../nbs/07_sampling.ipynb #9826b33f
+def held_back(text: str,  # the text so far
+              stops: list,  # the stop strings
+             ) -> int:
+    "How many characters at the end of `text` could be the start of a stop string"
+    return max((k for s in stops for k in range(1, len(s)) if text.endswith(s[:k])), default=0)
+
+
+class TextStream:
+    "Token ids in, text out: waits for a split character's other bytes, holds back what may start a stop string, ends at one"
+    def __init__(self, tokenizer,  # the model's tokenizer
+                 stops: list = ()):  # strings that end the text
+        self.tokenizer, self.stops, self.pending, self.text, self.sent, self.stopped = tokenizer, list(stops), [], '', 0, False
+
+    def feed(self, token_id: int,  # the newest token
+            ) -> str:
+        "The text that can be sent now (perhaps ''); nothing once a stop string was found"
+        if self.stopped: return ''
+        self.pending.append(token_id)
+        piece = self.tokenizer.decode(self.pending)  # only the ids not yet part of the text
+        if piece.endswith('\ufffd'): return ''  # a character split across tokens: wait for its other bytes
+        before, self.pending, self.text = len(self.text), [], self.text + piece
+        hits = [i for i in (self.text.find(s, max(0, before - len(s) + 1)) for s in self.stops) if i >= 0]  # a new stop ends in `piece`
+        if hits: self.text, self.stopped = self.text[:min(hits)], True
+        end = len(self.text) if self.stopped else len(self.text) - held_back(self.text, self.stops)
+        delta, self.sent = self.text[self.sent:end], max(self.sent, end)
+        return delta
+
+    def finish(self) -> str:
+        "What was held back, once no more tokens will come"
+        if self.pending and not self.stopped: self.text += self.tokenizer.decode(self.pending)  # a character cut off by max_tokens
+        delta, self.sent = self.text[self.sent:], len(self.text)
+        return delta
 
 # %% ../nbs/07_sampling.ipynb #21e99ceb
 def sample_text(model,  # a GPT

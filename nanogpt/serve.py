@@ -21,11 +21,11 @@ from fastcore.basics import patch
 from .errors import ConfigError, DataError, NanoGPTError
 from .export import quantize_model
 from .files import require
-from .sample import Decoder, apply_repetition_penalty, sample_next, window_start
+from .sample import Decoder, TextStream, apply_repetition_penalty, held_back, sample_next, window_start  # noqa: F401
 
 # %% auto #0
-__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'PLAYGROUND', 'SlotCaches', 'SlotCache', 'held_back', 'TextStream', 'Completion',
-           'Engine', 'RequestError', 'parse_completion', 'make_app', 'serve']
+__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'PLAYGROUND', 'SlotCaches', 'SlotCache', 'Completion', 'Engine', 'RequestError',
+           'parse_completion', 'make_app', 'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
 class SlotCaches:
@@ -90,40 +90,6 @@ class SlotCache:
         values[rows, :, new] = v.transpose(1, 2)
         L = c.mask.size(-1)
         return keys[:, :, :L], values[:, :, :L]  # (B, nh, L, hs) views
-
-# %% ../nbs/12_serving.ipynb #9826b33f
-def held_back(text: str,  # the text so far
-              stops: list,  # the stop strings
-             ) -> int:
-    "How many characters at the end of `text` could be the start of a stop string"
-    return max((k for s in stops for k in range(1, len(s)) if text.endswith(s[:k])), default=0)
-
-
-class TextStream:
-    "Token ids in, text out: waits for a split character's other bytes, holds back what may start a stop string, ends at one"
-    def __init__(self, tokenizer,  # the model's tokenizer
-                 stops: list = ()):  # strings that end the text
-        self.tokenizer, self.stops, self.pending, self.text, self.sent, self.stopped = tokenizer, list(stops), [], '', 0, False
-
-    def feed(self, token_id: int,  # the newest token
-            ) -> str:
-        "The text that can be sent now (perhaps ''); nothing once a stop string was found"
-        if self.stopped: return ''
-        self.pending.append(token_id)
-        piece = self.tokenizer.decode(self.pending)  # only the ids not yet part of the text
-        if piece.endswith('\ufffd'): return ''  # a character split across tokens: wait for its other bytes
-        before, self.pending, self.text = len(self.text), [], self.text + piece
-        hits = [i for i in (self.text.find(s, max(0, before - len(s) + 1)) for s in self.stops) if i >= 0]  # a new stop ends in `piece`
-        if hits: self.text, self.stopped = self.text[:min(hits)], True
-        end = len(self.text) if self.stopped else len(self.text) - held_back(self.text, self.stops)
-        delta, self.sent = self.text[self.sent:end], max(self.sent, end)
-        return delta
-
-    def finish(self) -> str:
-        "What was held back, once no more tokens will come"
-        if self.pending and not self.stopped: self.text += self.tokenizer.decode(self.pending)  # a character cut off by max_tokens
-        delta, self.sent = self.text[self.sent:], len(self.text)
-        return delta
 
 # %% ../nbs/12_serving.ipynb #5644b9e9
 @dataclass
