@@ -135,10 +135,11 @@ class Decoder:
     def __init__(self, model: GPT):  # the model; its weights are read, never copied, so later changes to them show
         self.twin = Twin(model)
 
+    @torch.inference_mode()  # no graph for backward: sampling never needs one
     def __call__(self, token,  # (B, 1) the newest token ids
                  kv_caches: list,  # one cache per block, holding positions 0 .. pos - 1
                  pos: int | torch.Tensor):  # the position of `token`, or a (B, 1) tensor of one position per row
-        "Logits (B, 1, vocab_size) of one new token, as `forward(token, kv_caches=kv_caches, start_pos=pos)`; call under `torch.inference_mode`"
+        "Logits (B, 1, vocab_size) of one new token, as `forward(token, kv_caches=kv_caches, start_pos=pos)`"
         return self.twin.forward(token, kv_caches=kv_caches, start_pos=pos)[0]
 
 
