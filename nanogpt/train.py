@@ -427,10 +427,13 @@ def progress_bar(run: Run):  # the run about to train
 # %% ../nbs/06_training.ipynb #ea8e701c
 def train_loop(run: Run,  # a run from `setup`
               ) -> dict:
-    "Step, log, evaluate and save until the cadence says stop; returns the run's figures and its model"
-    cfg, cadence, start_iter, start_time = run.cfg, Cadence(run.cfg, run.budget, run.parallel), run.iter_num, time.perf_counter()
-    if cfg.eval_only: return {'stopped': 'eval_only', 'eval': evaluate(run), 'iter_num': run.iter_num, 'model': run.model}
-    if run.iter_num == 0 and run.saved_iter is None: evaluate_and_save(run, cadence)  # not again when resuming at 0
+    "Step, log, evaluate and save until the cadence says stop; the run's figures and its model"
+    cfg, cadence = run.cfg, Cadence(run.cfg, run.budget, run.parallel)
+    start_iter, start_time = run.iter_num, time.perf_counter()
+    if cfg.eval_only:  # one evaluation, nothing written
+        return {'stopped': 'eval_only', 'eval': evaluate(run), 'iter_num': run.iter_num,
+                'model': run.model}
+    if run.iter_num == 0 and run.saved_iter is None: evaluate_and_save(run, cadence)  # not on resume
     losses, bar = [], progress_bar(run)
     run.model.train()
     with StopRequest() as stop:
@@ -438,8 +441,8 @@ def train_loop(run: Run,  # a run from `setup`
             lr = get_lr(run.iter_num, cfg, cadence.lr_progress(run.iter_num))
             for group in run.optimizer.param_groups: group['lr'] = lr
             start = time.perf_counter()
-            loss, norm = train_step(run.step_model, run.optimizer, run.loaders['train'].next_batch, run.micro_steps,
-                                    cfg.grad_clip, run.ctx, run.scaler, run.parallel)
+            loss, norm = train_step(run.step_model, run.optimizer, run.loaders['train'].next_batch,
+                                    run.micro_steps, cfg.grad_clip, run.ctx, run.scaler, run.parallel)
             losses.append(loss)
             step, run.iter_num = run.iter_num, run.iter_num + 1  # the count moves with the weights
             if cadence.logs(step): log_step(run, step, loss, norm, lr, start)
@@ -449,7 +452,8 @@ def train_loop(run: Run,  # a run from `setup`
                 evaluate_and_save(run, cadence, final=cadence.is_last(run.iter_num))
     bar.close()
     finish(run, cadence, stopped)
-    return summary(run, stopped, stop.signal, losses, time.perf_counter() - start_time, run.iter_num - start_iter)
+    seconds = time.perf_counter() - start_time
+    return summary(run, stopped, stop.signal, losses, seconds, run.iter_num - start_iter)
 
 # %% ../nbs/06_training.ipynb #f1707cbc
 def train(cfg: TrainConfig,  # the run's settings
