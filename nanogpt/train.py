@@ -433,7 +433,7 @@ def train_loop(run: Run,  # a run from `setup`
     if cfg.eval_only:  # one evaluation, nothing written
         return {'stopped': 'eval_only', 'eval': evaluate(run), 'iter_num': run.iter_num,
                 'model': run.model}
-    if run.iter_num == 0 and run.saved_iter is None: evaluate_and_save(run, cadence)  # not on resume
+    if run.iter_num == 0 and run.saved_iter is None: evaluate_and_save(run, cadence)  # once
     losses, bar = [], progress_bar(run)
     run.model.train()
     with StopRequest() as stop:
@@ -441,8 +441,9 @@ def train_loop(run: Run,  # a run from `setup`
             lr = get_lr(run.iter_num, cfg, cadence.lr_progress(run.iter_num))
             for group in run.optimizer.param_groups: group['lr'] = lr
             start = time.perf_counter()
-            loss, norm = train_step(run.step_model, run.optimizer, run.loaders['train'].next_batch,
-                                    run.micro_steps, cfg.grad_clip, run.ctx, run.scaler, run.parallel)
+            next_batch = run.loaders['train'].next_batch
+            loss, norm = train_step(run.step_model, run.optimizer, next_batch, run.micro_steps,
+                                    cfg.grad_clip, run.ctx, run.scaler, run.parallel)
             losses.append(loss)
             step, run.iter_num = run.iter_num, run.iter_num + 1  # the count moves with the weights
             if cadence.logs(step): log_step(run, step, loss, norm, lr, start)
