@@ -12,11 +12,19 @@ import sys
 import time
 from pathlib import Path
 
-from .config import config_help, default_preset, parse_train_args
-from .errors import ConfigError, DataError, MissingError, NanoGPTError, TrainingError, os_error_message
+from . import config
+from .config import config_help
+from .errors import ConfigError, NanoGPTError, os_error_message
 
 # %% auto #0
-__all__ = ['build_parser', 'main']
+__all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'field_types', 'check_value', 'parse_value', 'read_config_file', 'default_preset',
+           'parse_train_args', 'build_parser', 'main']
+
+# %% ../nbs/engine/06_cli.ipynb #09bac196
+# The settings' names lived here before 0.2.0 (now the settings notebook's): old imports keep working
+TYPE_NAMES, DEFAULT_BUDGET, field_types = config.TYPE_NAMES, config.DEFAULT_BUDGET, config.field_types
+check_value, parse_value, read_config_file = config.check_value, config.parse_value, config.read_config_file
+default_preset, parse_train_args = config.default_preset, config.parse_train_args
 
 # %% ../nbs/engine/06_cli.ipynb #a84d1e96
 def _add_prepare(sub):
@@ -94,70 +102,21 @@ def _add_train(sub):
     p.set_defaults(run=_run_train, parser=p)
 
 
-def _sample_prompt(tokenizer) -> str:
-    "A newline where the vocabulary has one, else its first token"
-    try: tokenizer.encode('\n')
-    except DataError: return tokenizer.decode([0])
-    return '\n'
-
-
 def _run_train(args):
-    from nanogpt.data import DATASETS, load_tokenizer, prepare
-    from nanogpt.distributed import Distributed
-    from nanogpt.lora import train_lora
-    from nanogpt.memory import check_memory, dry_run
-    from nanogpt.runs import closing_evaluation, saved_iteration
+    from nanogpt.config import parse_train_command
+    from nanogpt.jobs import train_job
     from nanogpt.runtime import configure_process, resolve_device
-    from nanogpt.sample import sample_text
-    from nanogpt.shape import fit_budget
-    from nanogpt.train import train
     as_json = '--json' in args.settings  # with --dry_run=True: the estimate as one JSON object
-    cfg = parse_train_args([arg for arg in args.settings if arg != '--json'])
-    if as_json and not cfg.dry_run: raise ConfigError('--json prints the estimate of a dry run: pass it with --dry_run=True.')
-    parallel = Distributed.from_env()
-    say = print if parallel.is_main else (lambda *a, **k: None)  # under torchrun, one process talks and prepares the data
-    device = resolve_device(cfg.device)
-    configure_process(device)
-    dataset_dir = Path(cfg.data_dir) / cfg.dataset
-    if parallel.is_main and cfg.dataset in DATASETS and not (dataset_dir / 'meta.json').exists():  # the others wait in train()
-        say(f'preparing {cfg.dataset} in {dataset_dir}', flush=True, file=sys.stderr if as_json else sys.stdout)
-        prepare(cfg.dataset, cfg.data_dir)
-    if cfg.dry_run: return dry_run(cfg, device, as_json) if parallel.is_main else None  # under torchrun, one process reports
-    explicit = {arg[2:].split('=', 1)[0] for arg in args.settings if arg.startswith('--')}
-    named = bool(args.settings) and not args.settings[0].startswith('--')  # a preset or config file
-    if cfg.time_budget: cfg = fit_budget(cfg, explicit, named, args.started, device, dataset_dir, say)
-    check_memory(cfg, device)  # a GPU run that will not fit stops here, before anything is built
-    length = f'{cfg.max_iters:,} iterations' if not cfg.time_budget else f'{cfg.time_budget:,.0f} seconds' + \
-        (f' (at most {cfg.max_iters:,} iterations)' if cfg.max_iters < 10**9 else '')
-    if cfg.eval_only: say(f"evaluating {'the run in ' + cfg.out_dir if cfg.init_from == 'resume' else cfg.init_from} on {cfg.dataset} "
-                          f'({cfg.eval_iters} batches per split) on {device}; nothing is written', flush=True)
-    else: say(f"{'resuming the run' if cfg.init_from == 'resume' else 'training from ' + cfg.init_from} on {cfg.dataset}, batch "
-              f'{cfg.batch_size}, {length} on {device}; writing {cfg.out_dir}/', flush=True)
-    try: result = (train_lora if cfg.lora_rank else train)(cfg, parallel)  # --lora_rank: adapters beside frozen weights (lesson 13)
-    except KeyboardInterrupt:  # Ctrl-C again while the interrupted run was saving: the save was abandoned, the file is whole
-        say(f'interrupted again while saving: {saved_iteration(cfg.out_dir)}', file=sys.stderr)
-        return 130
-    except RuntimeError as e:  # under torchrun: a collective that waited longer than --ddp_timeout
-        if not (parallel.launched and 'timed out' in str(e).lower()): raise
-        raise TrainingError(f'the other processes did not answer within --ddp_timeout={cfg.ddp_timeout:g} seconds (one of them hung or '
-                            f'died): {saved_iteration(cfg.out_dir)}; continue with --init_from=resume.') from None
-    if result['stopped'] == 'interrupted':
-        say(f"stopped at iteration {result['iter_num']:,}: {cfg.out_dir}/ckpt.pt saved. Continue with the same arguments plus --init_from=resume.")
-        return 128 + (result.get('signal') or 2)  # what a shell expects of a process a signal ended: 130 for Ctrl-C, 143 for SIGTERM
-    model = result['model']
-    if cfg.eval_only: return say(f"evaluated {cfg.init_from}: val loss {result['eval']['val']:.4f}")
-    say(f"done: {result['iter_num']:,} iterations of a {model.config.n_layer}-layer, {model.config.n_embd}-channel model (context "
-        f"{model.config.block_size}), best val loss {result['best_val_loss']:.4f}; checkpoints {cfg.out_dir}/ckpt.pt (last) and "
-        f'best.pt, log {cfg.out_dir}/log.jsonl')
-    if not parallel.is_main: return
-    evaluation = closing_evaluation(cfg.out_dir, dataset_dir, result['iter_num'], device)
-    print(f"full validation split ({evaluation['tokens']:,} targets, best.pt): loss {evaluation['loss']:.4f}, perplexity "
-          f"{evaluation['perplexity']:.2f}, {evaluation['bits_per_byte']:.3f} bits per byte, accuracy {evaluation['accuracy']:.1%}; "
-          f'{cfg.out_dir}/eval.json')
-    if cfg.sample_tokens > 0:
-        tokenizer = load_tokenizer(dataset_dir)
-        print('--- sample ---')
-        print(sample_text(model, tokenizer, _sample_prompt(tokenizer), cfg.sample_tokens))
+    settings = [arg for arg in args.settings if arg != '--json']
+    cfg, options = parse_train_command(settings)
+    if as_json and not options.dry_run: raise ConfigError('--json prints the estimate of a dry run: pass it with --dry_run=True.')
+    configure_process(resolve_device(cfg.device))  # the command opts the process into what training wants (the machine notebook)
+    explicit = {arg[2:].split('=', 1)[0] for arg in settings if arg.startswith('--')}
+    named = bool(settings) and not settings[0].startswith('--')  # a preset or config file
+    return train_job(cfg, options, explicit, named, args.started, as_json, _to_stderr if as_json else print)  # stdout: the JSON alone
+
+
+def _to_stderr(*args, **kwargs): print(*args, **{**kwargs, 'file': sys.stderr})
 
 
 # %% ../nbs/engine/06_cli.ipynb #d13d4838
@@ -181,7 +140,7 @@ def _run_eval(args):
     from nanogpt.evaluate import evaluate_run
     from nanogpt.runtime import resolve_device
     dataset_dir = Path(args.data_dir) / args.dataset if args.dataset else None
-    figures = evaluate_run(_sample_source(args), args.split, args.file, args.stride, resolve_device(args.device), dataset_dir)
+    figures = evaluate_run(_source(args), args.split, args.file, args.stride, resolve_device(args.device), dataset_dir)
     if args.json: return print(json.dumps(figures))
     where = figures.get('file') or f"{figures['split']} split of {figures['dataset']}"
     print(f"{where}: {figures['tokens']:,} targets, {figures['bytes']:,} bytes, context {figures['context']}, stride {figures['stride']}")
@@ -217,62 +176,24 @@ def _add_sample(sub):
     p.set_defaults(run=_run_sample)
 
 
-def _read_prompt(start: str) -> str:
-    "The prompt text: `start` itself, or the contents of the file named by `FILE:path`"
-    if not start.startswith('FILE:'): return start
-    path = Path(start[5:])
-    if not path.is_file(): raise MissingError(f'--start={start}: no such file {path}.')
-    return path.read_text(encoding='utf-8')
-
-
-def _sample_source(args) -> str:
-    "The model `nanogpt sample` loads: --init_from, or the run in --out_dir (default: this device's default run)"
-    from nanogpt.checkpoint import find_checkpoint
-    from nanogpt.train import PRESETS
-    if args.init_from != 'resume': return args.init_from
-    out_dir = args.out_dir or PRESETS[default_preset(args.device)]['out_dir']
-    if find_checkpoint(out_dir) is None:
-        raise MissingError(f'{out_dir} holds no checkpoint: expected the out_dir of a `nanogpt train` run, with ckpt.pt (and '
-                           'best.pt). Train first (`nanogpt train`), or pass --out_dir.')
-    return out_dir
-
 # %% ../nbs/engine/06_cli.ipynb #eb3892b6
 def _run_sample(args):
-    import torch
+    from nanogpt.jobs import sample_job
+    samples = sample_job(_source(args), args.start, args.num_samples, args.max_new_tokens, args.temperature, args.top_k,
+                         args.top_p, args.repetition_penalty, args.seed, args.device, args.dtype, args.compile, args.quantize,
+                         _to_stderr)  # notes go to stderr; stdout holds the samples
+    for pieces in samples:
+        if args.stream:
+            for piece in pieces: print(piece, end='', flush=True)
+            print()
+        else: print(''.join(pieces))
+        print('---------------')
 
-    from nanogpt.checkpoint import load_model
-    from nanogpt.runtime import autocast_context, resolve_device, resolve_dtype
-    from nanogpt.sample import TextStream, check_sampling_args, generate_stream
-    check_sampling_args(args.temperature, args.top_k, args.top_p, args.repetition_penalty)
-    for name in ('num_samples', 'max_new_tokens'):
-        if getattr(args, name) < 1: raise ConfigError(f'--{name} must be at least 1, got {getattr(args, name)}.')
-    device = resolve_device(args.device)
-    if args.quantize and device != 'cpu':
-        raise ConfigError(f'--quantize {args.quantize} runs on the CPU (dynamic int8 kernels); pass --device=cpu, or drop --quantize.')
-    model, tokenizer = load_model(_sample_source(args), device)
-    if args.quantize:
-        from nanogpt.export import choose_sampling_precision, with_precision
-        precision = args.quantize
-        if precision == 'auto':
-            precision, reason = choose_sampling_precision(model)
-            print(f'precision: {reason}', file=sys.stderr)
-        model = with_precision(model, precision)
-    if args.compile: model = torch.compile(model)
-    idx = torch.tensor([tokenizer.encode(_read_prompt(args.start))], dtype=torch.long, device=device)  # (1, T)
-    if idx.size(1) == 0: raise ConfigError('The prompt is empty: pass --start with at least one character.')
-    generator = torch.Generator(device=device).manual_seed(args.seed)
-    with autocast_context(device, resolve_dtype(args.dtype, device)):
-        for _ in range(args.num_samples):
-            text = TextStream(tokenizer)  # waits for the other bytes of a character split across tokens
-            prompt = ''.join(text.feed(token) for token in idx[0].tolist())
-            if args.stream: print(prompt, end='', flush=True)
-            for next_id in generate_stream(model, idx, args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
-                                           top_p=args.top_p, repetition_penalty=args.repetition_penalty, generator=generator):
-                piece = text.feed(next_id.item())
-                if args.stream: print(piece, end='', flush=True)
-            rest = text.finish()
-            print(rest if args.stream else text.text)
-            print('---------------')
+
+def _source(args) -> str:
+    "The model a command loads (the jobs notebook's `model_source`)"
+    from nanogpt.jobs import model_source
+    return model_source(args.init_from, args.out_dir, getattr(args, 'device', 'auto'))  # export has no --device
 
 # %% ../nbs/engine/06_cli.ipynb #7cd0f0a4
 def _add_export(sub):
@@ -292,7 +213,7 @@ def _add_export(sub):
 def _run_export(args):
     from nanogpt.checkpoint import load_model
     from nanogpt.export import export_model
-    source = _sample_source(args)
+    source = _source(args)
     to = Path(args.to) if args.to else Path(source) / f"export-{args.format}{'-' + args.quantize if args.quantize else ''}"
     if to.exists() and not to.is_dir(): raise ConfigError(f'--to {to} is a file: pass a folder to write the export into.')
     if args.format == 'peft':  # the adapters alone, in peft's layout (lesson 13)
@@ -338,7 +259,7 @@ def _run_serve(args):
     for flag in ('max_tokens_limit', 'slots'):
         if getattr(args, flag) < 1: raise ConfigError(f'--{flag} must be at least 1, got {getattr(args, flag)}.')
     if args.api_key is not None and not args.api_key.strip(): raise ConfigError('--api_key is empty: pass a key, or leave it out.')
-    return serve(_sample_source(args), args.host, args.port, args.api_key, args.max_tokens_limit, args.slots, args.quantize,
+    return serve(_source(args), args.host, args.port, args.api_key, args.max_tokens_limit, args.slots, args.quantize,
                  resolve_device(args.device), args.name)
 
 # %% ../nbs/engine/06_cli.ipynb #a82ff3e6

@@ -10,7 +10,7 @@ import difflib
 import inspect
 import json
 import re
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from .errors import ConfigError
@@ -18,33 +18,44 @@ from .runtime import resolve_device
 from .train import PRESETS, SHAPE_KEYS, TrainConfig
 
 # %% auto #0
-__all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'field_types', 'check_value', 'parse_value', 'read_config_file', 'default_preset',
-           'parse_train_args', 'config_help']
+__all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'TrainOptions', 'field_types', 'check_value', 'parse_value', 'read_config_file',
+           'default_preset', 'parse_train_command', 'parse_train_args', 'config_help']
+
+# %% ../nbs/engine/11_config.ipynb #ca0b44fe
+@dataclass
+class TrainOptions:
+    "What `nanogpt train` does around a run, beside the run's own settings (a `TrainConfig`)"
+    sample_tokens: int = 300  # print a sample this long at the end (0: none)
+    dry_run: bool = False  # print the run's memory estimate (the memory notebook) and whether it fits, then stop
+    skip_memory_check: bool = False  # start a GPU run even when the memory estimate says it will not fit
 
 # %% ../nbs/engine/11_config.ipynb #a963e514
 TYPE_NAMES = {int: 'an integer', float: 'a number', bool: 'True or False', str: 'a string'}
 
 
 def field_types() -> dict:
-    "TrainConfig field -> (type, whether None is allowed)"
+    "Setting (a TrainConfig or TrainOptions field) -> (type, whether None is allowed)"
     named = {'int': int, 'float': float, 'bool': bool, 'str': str}
-    return {f.name: (named[f.type.replace(' | None', '')], f.type.endswith('| None')) for f in fields(TrainConfig)}
+    settings = (*fields(TrainConfig), *fields(TrainOptions))
+    return {f.name: (named[f.type.replace(' | None', '')], f.type.endswith('| None')) for f in settings}
 
 
 def _example(key: str):
-    return getattr(TrainConfig(), key)
+    return getattr(TrainOptions() if key in TrainOptions.__dataclass_fields__ else TrainConfig(), key)
 
 
 def check_value(key: str,  # a TrainConfig field name
                 value):  # its value, already parsed (from JSON or a Python literal)
-    "`value` if it suits field `key` of `TrainConfig` (ints are accepted for floats); a clear error otherwise"
+    "`value` if it suits setting `key` (ints are accepted for floats); a clear error otherwise"
     types = field_types()
     if key not in types:
         close = difflib.get_close_matches(key, types, n=1)
         raise ConfigError(f'Unknown key {key!r}{f" (did you mean {close[0]!r}?)" if close else ""}. Known keys: {", ".join(types)}.')
     want, nullable = types[key]
     if value is None and nullable: return None
-    if want is float and isinstance(value, int) and not isinstance(value, bool): return float(value)
+    if want is float and isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) > 1e300: raise ConfigError(f'{key} is too large to be a number (more than 300 digits).')
+        return float(value)
     if type(value) is not want:
         raise ConfigError(f'{key} must be {TYPE_NAMES[want]}{" or None" if nullable else ""} (e.g. {_example(key)!r}), got {value!r}.')
     return value
@@ -67,21 +78,24 @@ def read_config_file(path,  # a .json file, or a Python file of `key = value` li
                     ) -> dict:
     "The settings in a config file, read without running it"
     path = Path(path)
-    text = path.read_text()
-    if path.suffix == '.json':
+    try: text = path.read_text(encoding='utf-8')
+    except UnicodeDecodeError: raise ConfigError(f'{path} is not a text file: a config file is JSON or `key = value` lines.') from None
+    if path.suffix.lower() == '.json':
         try: settings = json.loads(text)
         except json.JSONDecodeError as e: raise ConfigError(f'{path} is not valid JSON: {e}.') from None
         if not isinstance(settings, dict): raise ConfigError(f'{path} must hold a JSON object of settings.')
     else:
         try: tree = ast.parse(text, filename=str(path))
         except SyntaxError as e: raise ConfigError(f'{path} line {e.lineno}: not valid Python ({e.msg}).') from None
+        except (RecursionError, MemoryError):
+            raise ConfigError(f'{path} nests too deeply to be a config file of `key = value` lines.') from None
         settings = {}
         for node in tree.body:
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant): continue  # a docstring
             if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
                 raise ConfigError(f'{path} line {node.lineno}: a config file may only hold `key = value` lines.')
             try: settings[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
+            except (ValueError, TypeError, RecursionError, MemoryError):
                 raise ConfigError(f'{path} line {node.lineno}: the value of {node.targets[0].id} must be a literal '
                                   '(a number, string or True/False), not an expression.') from None
     return {key: check_value(key, value) for key, value in settings.items()}
@@ -96,8 +110,8 @@ def default_preset(device: str = 'auto',  # the device to train on
     return 'shakespeare_char' if resolve_device(device).startswith('cuda') else 'shakespeare_char_fast'
 
 
-def parse_train_args(args: list):  # [PRESET or CONFIG_FILE] then --key=value pairs
-    "The `TrainConfig` for `nanogpt train` arguments: a preset or config file (default: the device's preset), then overrides"
+def parse_train_command(args: list):  # [PRESET or CONFIG_FILE] then --key=value pairs
+    "The `TrainConfig` and `TrainOptions` of `nanogpt train ARGS`: a preset or config file (default: the device's), then flags"
     args = list(args)
     source = args.pop(0) if args and not args[0].startswith('--') else None
     overrides = {}
@@ -116,13 +130,26 @@ def parse_train_args(args: list):  # [PRESET or CONFIG_FILE] then --key=value pa
     elif source in PRESETS: settings = PRESETS[source]
     elif Path(source).is_file(): settings = read_config_file(source)
     else: raise ConfigError(f'{source!r} is neither a preset ({", ".join(PRESETS)}) nor a config file.')
-    return TrainConfig(**{**settings, **overrides})
+    settings = {**settings, **overrides}
+    options = {key: settings.pop(key) for key in TrainOptions.__dataclass_fields__ if key in settings}
+    if options.get('sample_tokens', 0) < 0: raise ConfigError(f"sample_tokens must be 0 or more, got {options['sample_tokens']}.")
+    return TrainConfig(**settings), TrainOptions(**options)
+
+
+def parse_train_args(args: list):  # [PRESET or CONFIG_FILE] then --key=value pairs, none of them TrainOptions
+    "The `TrainConfig` for `nanogpt train` arguments"
+    cfg, options = parse_train_command(args)
+    if options != TrainOptions():
+        raise ConfigError('sample_tokens, dry_run and skip_memory_check are options of the `nanogpt train` command, not of the '
+                          'run: read them with parse_train_command.')
+    return cfg
 
 # %% ../nbs/engine/11_config.ipynb #f7865910
 def config_help() -> str:
-    "Every TrainConfig key with its default and the comment beside it in the source, one per line"
-    comments = dict(re.findall(r'^\s+(\w+): [^=]+=.*?#\s*(.+)$', inspect.getsource(TrainConfig), flags=re.M))
-    defaults = TrainConfig()
-    keys = [f'  --{f.name}={getattr(defaults, f.name)!r}' for f in fields(TrainConfig)]
-    width = max(map(len, keys)) + 2
-    return '\n'.join(f'{key:<{width}}{comments.get(f.name, "")}' for key, f in zip(keys, fields(TrainConfig)))
+    "Every setting (TrainConfig's, then TrainOptions') with its default and the comment beside it in the source"
+    keys, comments = [], {}
+    for kind in (TrainConfig, TrainOptions):
+        comments.update(re.findall(r'^\s+(\w+): [^=]+=.*?#\s*(.+)$', inspect.getsource(kind), flags=re.M))
+        keys += [(f'  --{f.name}={getattr(kind(), f.name)!r}', f.name) for f in fields(kind)]
+    width = max(len(key) for key, _ in keys) + 2
+    return '\n'.join(f'{key:<{width}}{comments.get(name, "")}' for key, name in keys)

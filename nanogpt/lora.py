@@ -77,11 +77,16 @@ def apply_lora(model: nn.Module,  # a GPT (changed in place)
     "Freeze `model` and put a `LoRALinear` beside each targeted linear layer; returns the model"
     if rank < 1: raise ConfigError(f'--lora_rank must be 1 or more for LoRA, got {rank}.')
     targets = parse_targets(targets)
+    layers = [(name, module) for name, module in model.named_modules()
+              if isinstance(module, nn.Linear) and not isinstance(module, LoRALinear) and name.split('.')[-1] in targets]
+    narrowest = min((min(module.in_features, module.out_features) for _, module in layers), default=rank)
+    if rank > narrowest:
+        raise ConfigError(f'--lora_rank={rank} is more than a rank-{narrowest} layer can use (an update of rank r needs r <= the '
+                          f'smaller of its widths): pass at most --lora_rank={narrowest}; LoRA ranks are usually 4 to 64.')
     model.requires_grad_(False)
-    for name, module in list(model.named_modules()):
-        if isinstance(module, nn.Linear) and not isinstance(module, LoRALinear) and name.split('.')[-1] in targets:
-            parent, child = name.rsplit('.', 1)
-            setattr(model.get_submodule(parent), child, LoRALinear(module, rank, rank if alpha is None else alpha, dropout))
+    for name, module in layers:
+        parent, child = name.rsplit('.', 1)
+        setattr(model.get_submodule(parent), child, LoRALinear(module, rank, rank if alpha is None else alpha, dropout))
     return model
 
 

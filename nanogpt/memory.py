@@ -287,7 +287,7 @@ def check_memory(cfg,  # a TrainConfig
                  device: str,  # a resolved device
                 ):
     "Refuse a GPU run whose estimated peak will not fit in the GPU's free memory, naming settings that would"
-    if not device.startswith('cuda') or cfg.skip_memory_check: return
+    if not device.startswith('cuda'): return
     if cfg.fsdp or cfg.lora_rank: return  # sharded, or mostly frozen: the estimate is for a whole model trained in full
     config, dtype, estimate = run_memory_estimate(cfg, device)
     available = available_memory(device)

@@ -89,7 +89,7 @@ def check_config(cfg):  # the settings to check, a TrainConfig
     "Refuse settings that make no sense, naming the setting, before anything is built"
     for key in ('batch_size', 'gradient_accumulation_steps', 'eval_interval', 'eval_iters', 'block_size', 'n_layer', 'n_head', 'n_embd'):
         if getattr(cfg, key) is not None and getattr(cfg, key) < 1: raise ConfigError(f'{key} must be at least 1, got {getattr(cfg, key)}.')
-    for key in ('max_iters', 'log_interval', 'warmup_iters', 'lr_decay_iters', 'sample_tokens'):
+    for key in ('max_iters', 'log_interval', 'warmup_iters', 'lr_decay_iters', 'reserve_tokens', 'lora_rank'):
         if getattr(cfg, key) < 0: raise ConfigError(f'{key} must be 0 or more, got {getattr(cfg, key)}.')
     for key in ('learning_rate', 'min_lr', 'weight_decay', 'grad_clip', 'dropout', 'beta1', 'beta2'):
         value = getattr(cfg, key)
@@ -102,6 +102,8 @@ def check_config(cfg):  # the settings to check, a TrainConfig
         raise ConfigError(f'time_budget must be a number of seconds, 0 (none) or more, got {cfg.time_budget}.')
     if cfg.n_embd is not None and cfg.n_head is not None and cfg.n_embd % cfg.n_head:
         raise ConfigError(f'n_embd={cfg.n_embd} must be a multiple of n_head={cfg.n_head}: each head takes an equal share of the channels.')
+    if not 0 <= cfg.seed < 2**63: raise ConfigError(f'seed must be in 0..2**63-1 (what a random generator takes), got {cfg.seed}.')
+    if not cfg.out_dir.strip(): raise ConfigError('out_dir is empty: name the folder the run writes (e.g. --out_dir=out).')
     if cfg.dataset in ('', '.', '..') or Path(cfg.dataset).name != cfg.dataset:
         raise ConfigError(f'dataset={cfg.dataset!r} must be the name of a folder in data_dir (now {cfg.data_dir}), not a path: '
                           'pass the folder that holds it as --data_dir.')

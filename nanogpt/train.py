@@ -10,7 +10,7 @@ import math
 import random
 import time
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import torch
@@ -24,7 +24,7 @@ from .data import BatchLoader, load_meta
 from .errors import ConfigError, TrainingError, os_error_message
 from .files import rng_state, set_rng_state
 from .model import GPT, GPTConfig
-from .runs import SHAPE_KEYS, Budget, Cadence, RunLock, SingleProcess, claim_out_dir, read_log  # noqa: F401
+from .runs import SHAPE_KEYS, Budget, Cadence, RunLock, SingleProcess, check_fits, claim_out_dir, read_log  # noqa: F401
 from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype
 
 # %% auto #0
@@ -83,9 +83,6 @@ class TrainConfig:
     seed: int = 1337  # seeds the model's initialisation, dropout and the batch loaders
     gradient_checkpointing: bool = False  # recompute activations in backward: less memory, more compute
     progress: bool = True  # show a progress bar
-    sample_tokens: int = 300  # `nanogpt train` prints a sample this long at the end (0: none)
-    dry_run: bool = False  # `nanogpt train`: print the run's memory estimate (the memory notebook) and whether it fits, then stop without training
-    skip_memory_check: bool = False  # `nanogpt train`: start a GPU run even when the memory estimate says it will not fit
     overwrite: bool = False  # start a new run in an out_dir that holds one, replacing its checkpoints and log (False: refuse)
     time_budget: float = 0.0  # seconds of wall time for the whole run, evaluations included (0: none); the cosine then reaches min_lr when it runs out, and max_iters only caps it
     reserve_tokens: int = 0  # with time_budget: token positions a closing evaluation will score after the run (`nanogpt train` sets it), kept out of the budget at the measured evaluation speed
@@ -482,7 +479,8 @@ def plot_log(out_dir,  # a run's out_dir (its config.json and log.jsonl)
     "Train and validation loss against iterations (tokens on the top axis), the learning rate from the schedule below"
     import matplotlib.pyplot as plt
     train_lines, eval_lines = read_log(out_dir)
-    cfg = TrainConfig(**json.loads((Path(out_dir) / 'config.json').read_text()))
+    saved = json.loads((Path(out_dir) / 'config.json').read_text())
+    cfg = TrainConfig(**{f.name: saved[f.name] for f in fields(TrainConfig) if f.name in saved})  # older runs: more keys
     tokens_per_iter = cfg.batch_size * cfg.block_size * cfg.gradient_accumulation_steps
     fig, (ax, lr_ax) = plt.subplots(2, 1, figsize=(7, 4.5), sharex=True, gridspec_kw={'height_ratios': [3, 1]})
     ax.plot([r['iter'] for r in train_lines], [r['train_loss'] for r in train_lines], lw=0.5, alpha=0.5, label='train (batch)')
