@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, replace
 
 import torch
@@ -35,11 +36,33 @@ class GPTConfig:
     gelu_approximate: str = 'none'  # GELU as written ('none', nanoGPT) or its tanh approximation ('tanh': OpenAI's GPT-2, needed to match its weights exactly)
     gradient_checkpointing: bool = False  # recompute each block's activations in the backward pass: less memory, ~30% more compute
 
+    def __post_init__(self): _check_config(self)  # every GPTConfig, also one made by dataclasses.replace, is checked
+
     @property
     def padded_vocab_size(self) -> int:
         "Rows of the embedding table and the output layer"
         m = self.pad_vocab_size_multiple
         return -(-self.vocab_size // m) * m
+
+# %% ../nbs/05_gpt.ipynb #22ad4660
+def _check_config(cfg: GPTConfig):
+    "Raise a `ConfigError` naming the first field of `cfg` a GPT cannot be built with, and what to pass"
+    for name in ('block_size', 'vocab_size', 'pad_vocab_size_multiple', 'n_layer', 'n_head', 'n_embd'):  # whole numbers >= 1
+        value = getattr(cfg, name)
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ConfigError(f'GPTConfig.{name} must be a whole number (e.g. {name}={getattr(GPTConfig, name)}), '
+                              f'got {value!r} ({type(value).__name__}).')
+        if value < 1: raise ConfigError(f'GPTConfig.{name} must be at least 1, got {value}.')
+    if cfg.n_embd % cfg.n_head != 0:
+        raise ConfigError(f'n_embd={cfg.n_embd} must be a multiple of n_head={cfg.n_head}: each head gets '
+                          'n_embd // n_head channels. Change n_embd or n_head.')
+    if isinstance(cfg.dropout, bool) or not isinstance(cfg.dropout, numbers.Real) or not 0 <= cfg.dropout < 1:
+        raise ConfigError(f'GPTConfig.dropout must be a probability in [0, 1) (e.g. dropout=0.1), got {cfg.dropout!r}.')
+    for name in ('bias', 'gradient_checkpointing'):
+        if not isinstance(getattr(cfg, name), bool):
+            raise ConfigError(f'GPTConfig.{name} must be True or False, got {getattr(cfg, name)!r}.')
+    if cfg.gelu_approximate not in ('none', 'tanh'):
+        raise ConfigError(f"GPTConfig.gelu_approximate must be 'none' or 'tanh', got {cfg.gelu_approximate!r}.")
 
 # %% ../nbs/05_gpt.ipynb #fe4011b5
 class MLP(nn.Module):
@@ -89,13 +112,6 @@ class GPT(nn.Module):
     "A GPT-2 style language model: embeddings, `n_layer` pre-norm blocks, a final LayerNorm and a tied output layer"
     def __init__(self, config: GPTConfig):
         super().__init__()
-        for name in ('vocab_size', 'block_size', 'n_layer', 'n_head', 'n_embd', 'pad_vocab_size_multiple'):
-            if getattr(config, name) < 1: raise ConfigError(f'GPTConfig.{name} must be at least 1, got {getattr(config, name)}.')
-        if config.n_embd % config.n_head != 0:
-            raise ConfigError(f'n_embd={config.n_embd} must be a multiple of n_head={config.n_head}: each head gets '
-                             'n_embd // n_head channels. Change n_embd or n_head.')
-        if config.gelu_approximate not in ('none', 'tanh'):
-            raise ConfigError(f"GPTConfig.gelu_approximate must be 'none' or 'tanh', got {config.gelu_approximate!r}.")
         self.config = config
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.padded_vocab_size, config.n_embd),
@@ -119,13 +135,42 @@ def _tracing(kind: str) -> bool:  # 'is_compiling' (torch.compile) or 'is_export
     return getattr(torch.compiler, kind, lambda: False)()
 
 
+def _described(x) -> str:  # what a user passed, in an error message
+    return f'shape {tuple(x.shape)} of {x.dtype}' if torch.is_tensor(x) else f'a {type(x).__name__}'
+
+
+@patch
+def check_ids(self: GPT, ids: torch.Tensor,  # token ids, on any device
+              name: str = 'idx',  # what to call them in the error
+              ignore: int | None = None):  # one more value that is allowed (targets: -1, a position left out of the loss)
+    "Raise a `ConfigError` unless every id lies in [0, vocab_size); it reads the ids, so on a GPU it waits for them"
+    if not torch.is_tensor(ids): raise ConfigError(f'{name} must be a tensor of token ids; got {_described(ids)}: pass torch.tensor([ids]).')
+    if ids.numel() == 0: return
+    V = self.config.vocab_size
+    lo, hi = torch.aminmax(ids if ignore is None else ids.masked_fill(ids == ignore, 0))  # the ignored value counts as 0
+    if lo < 0 or hi >= V:
+        raise ConfigError(f'Token ids in {name} must lie in [0, {V}) (vocab_size={V}), got ids from {lo.item()} to '
+                          f'{hi.item()}: the data was tokenized with a different vocabulary, or vocab_size is too small.')
+
+# %% ../nbs/05_gpt.ipynb #cf0ca650
 @patch
 def _check_input(self: GPT, idx,  # (B, T) token ids
+                 targets,  # None, or (B, T) next token ids
                  kv_caches,  # None, or one cache per block
                  start_pos):  # an int, or a (B, 1) tensor of one start per row
-    "Clear errors for an input the model cannot take; the ids of a decode step (sampled from the model) are not read"
+    "Clear errors for an input the model cannot take; ids are read only on the CPU, and not in a decode step"
     if _tracing('is_exporting'): return  # sizes are symbols while torch.export traces: nothing to compare yet
+    wanted = f'idx must be a (B, T) tensor of token ids; got {_described(idx)}'
+    if not torch.is_tensor(idx): raise ConfigError(f'{wanted}: pass torch.tensor([ids]).')
+    if idx.dim() == 1: raise ConfigError(f'{wanted}: add a batch dimension with idx[None].')
+    if idx.dim() != 2: raise ConfigError(f'{wanted}: pass one row of ids per sequence.')
+    if idx.dtype not in (torch.long, torch.int):
+        raise ConfigError(f'idx must hold integer token ids; got {_described(idx)}: pass idx.long().')
     B, T = idx.shape
+    if B == 0 or T == 0: raise ConfigError(f'idx must hold at least one token in at least one row; got {_described(idx)}.')
+    if targets is not None and (not torch.is_tensor(targets) or targets.shape != idx.shape or targets.dtype != torch.long):
+        raise ConfigError(f'targets must be a torch.long tensor of the shape of idx, {tuple(idx.shape)} (the next token '
+                          f'at each position, -1 to leave it out of the loss); got {_described(targets)}.')
     if kv_caches is not None and len(kv_caches) != self.config.n_layer:
         raise ConfigError(f'Pass one KV cache per block: got {len(kv_caches)} for n_layer={self.config.n_layer}.')
     first = start_pos if isinstance(start_pos, int) else int(start_pos.max())  # the row that starts furthest on
@@ -133,13 +178,10 @@ def _check_input(self: GPT, idx,  # (B, T) token ids
         where = f' starting at position {first}' if first else ''
         raise ConfigError(f'The input has {T} tokens{where} but the context is block_size={self.config.block_size}: '
                          f'pass at most {self.config.block_size - first} (crop the input to its last tokens).')
-    if _tracing('is_compiling') or idx.numel() == 0: return  # no sync inside torch.compile
-    if kv_caches is not None and T == 1: return  # a decode step: no check that waits for the device at every token
-    lo, hi = torch.aminmax(idx)
-    if lo < 0 or hi >= self.config.vocab_size:
-        raise ConfigError(f'Token ids must lie in [0, {self.config.vocab_size}) (vocab_size={self.config.vocab_size}), '
-                         f'got ids from {lo.item()} to {hi.item()}: the data was tokenized with a different '
-                         'vocabulary, or vocab_size is too small.')
+    decoding = kv_caches is not None and T == 1 and (torch.is_tensor(start_pos) or start_pos > 0)  # a sampled token
+    if _tracing('is_compiling') or idx.device.type != 'cpu' or decoding: return  # reading the ids would wait for them
+    self.check_ids(idx)
+    if targets is not None: self.check_ids(targets, 'targets', ignore=-1)
 
 # %% ../nbs/05_gpt.ipynb #5c42d672
 @patch
@@ -149,7 +191,7 @@ def forward(self: GPT, idx,  # (B, T) token ids
             start_pos: int | torch.Tensor = 0,  # position of idx[:, 0] after the cached ones, or a (B, 1) tensor, one per row
             all_logits: bool = False):  # without targets, the logits of every position rather than the last
     "(logits, loss): logits (B, T, vocab_size) and the mean cross-entropy with targets, else (B, 1, vocab_size) and None"
-    self._check_input(idx, kv_caches, start_pos)
+    self._check_input(idx, targets, kv_caches, start_pos)
     T = idx.size(1)
     if torch.is_tensor(start_pos): pos = start_pos + torch.arange(T, device=idx.device)  # (B, T): each row from its start
     else: pos = torch.arange(start_pos, start_pos + T, device=idx.device)  # (T,)

@@ -16,7 +16,7 @@ from fastcore.basics import patch
 from safetensors.torch import load_file, save
 
 from .checkpoint import TOKENIZER_FILE, clean_state_dict
-from .errors import CheckpointError, MissingError, describe
+from .errors import CheckpointError, ConfigError, MissingError, describe
 from .files import atomic_write_bytes
 from .model import GPT, LAYER_NORM_EPS, GPTConfig
 
@@ -197,7 +197,10 @@ def save_pretrained(model: GPT,  # our model
                    ) -> Path:
     "Write `config.json` and `model.safetensors` in the Hugging Face GPT-2 layout, which `transformers` loads"
     path = Path(path)
-    path.mkdir(parents=True, exist_ok=True)
+    try: path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):  # the path, or a folder on the way to it, is a file
+        raise ConfigError(f'{path} is a file, or lies under one: save_pretrained writes a folder (config.json, '
+                          'model.safetensors): pass the path of a folder.') from None
     buffer = save(to_hf_state_dict(model), metadata={'format': 'pt'})
     atomic_write_bytes(path / 'model.safetensors', buffer)
     atomic_write_bytes(path / 'config.json', (json.dumps(hf_config(model.config), indent=2) + '\n').encode())
