@@ -273,6 +273,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _train_help(args) -> str:
+    "`nanogpt train ... --help`: the usage, then every key with the value this run would use"
+    try: values = config.parse_train_command([arg for arg in args.settings if arg not in ('-h', '--help', '--json')])
+    except NanoGPTError: values = ()  # settings that do not parse: show the defaults
+    return args.parser.format_help() + '\nkeys (the value this run would use; what it means):\n' + config_help(*values)
+
+
 def main(argv: list[str] | None = None,  # the arguments (default: `sys.argv[1:]`)
         ) -> int:
     "Run the `nanogpt` command line; returns the exit status"
@@ -286,7 +293,7 @@ def main(argv: list[str] | None = None,  # the arguments (default: `sys.argv[1:]
     if args.command == 'train':
         if not args.settings: args.settings = []
         if args.settings[:1] == ['--']: args.settings = args.settings[1:]
-        if {'-h', '--help'} & set(args.settings): return print(args.parser.format_help() + '\nkeys (default, meaning):\n' + config_help()) or 0
+        if {'-h', '--help'} & set(args.settings): return print(_train_help(args)) or 0
     args.started = started  # a time budget counts from here
     try:
         return args.run(args) or 0

@@ -145,11 +145,13 @@ def parse_train_args(args: list):  # [PRESET or CONFIG_FILE] then --key=value pa
     return cfg
 
 # %% ../nbs/engine/11_config.ipynb #f7865910
-def config_help() -> str:
-    "Every setting (TrainConfig's, then TrainOptions') with its default and the comment beside it in the source"
+def config_help(cfg=None,  # the TrainConfig whose values to show (default: TrainConfig's defaults)
+                options: TrainOptions | None = None,  # the command's options to show (default: their defaults)
+               ) -> str:
+    "Every setting (TrainConfig's, then TrainOptions') with its value and the comment beside it in the source"
     keys, comments = [], {}
-    for kind in (TrainConfig, TrainOptions):
+    for kind, values in ((TrainConfig, cfg or TrainConfig()), (TrainOptions, options or TrainOptions())):
         comments.update(re.findall(r'^\s+(\w+): [^=]+=.*?#\s*(.+)$', inspect.getsource(kind), flags=re.M))
-        keys += [(f'  --{f.name}={getattr(kind(), f.name)!r}', f.name) for f in fields(kind)]
+        keys += [(f'  --{f.name}={getattr(values, f.name)!r}', f.name) for f in fields(kind)]
     width = max(len(key) for key, _ in keys) + 2
     return '\n'.join(f'{key:<{width}}{comments.get(name, "")}' for key, name in keys)

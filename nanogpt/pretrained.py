@@ -38,6 +38,10 @@ def config_from_hf(hf: dict,  # the contents of a Hugging Face GPT-2 config.json
                    **overrides,  # GPTConfig fields to change: dropout, gradient_checkpointing, pad_vocab_size_multiple
                   ) -> GPTConfig:
     "Our `GPTConfig` for a Hugging Face GPT-2 configuration; anything our model cannot represent is an error"
+    missing = [key for key in ('vocab_size', 'n_positions', 'n_embd', 'n_layer', 'n_head') if key not in hf]
+    if missing:
+        raise CheckpointError(f'This config.json is not a GPT-2 configuration: it has no {", ".join(missing)}. Pass the folder '
+                              "of a GPT-2 model in the Hugging Face layout, or a run's out_dir (with ckpt.pt).")
     problems = []
     if hf.get('model_type', 'gpt2') != 'gpt2': problems.append(f"model_type is {hf['model_type']!r}, not 'gpt2'")
     if hf.get('n_inner') not in (None, 4 * hf['n_embd']): problems.append(f"n_inner={hf['n_inner']} (ours is 4 * n_embd)")

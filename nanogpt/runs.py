@@ -16,6 +16,7 @@ from pathlib import Path
 
 import torch
 import torch.nn as nn
+from tqdm.auto import tqdm
 
 from .checkpoint import load_checkpoint
 from .errors import ConfigError, NanoGPTError
@@ -27,7 +28,7 @@ from .runtime import choose_cpu_dtype, training_step
 # %% auto #0
 __all__ = ['SHAPE_KEYS', 'RUN_FILES', 'SingleProcess', 'check_config', 'read_log', 'check_fits', 'data_record', 'check_resume',
            'measured_cpu_dtype', 'RunLock', 'claim_out_dir', 'reconcile_log', 'start_files', 'closing_evaluation',
-           'saved_iteration', 'Budget', 'Cadence']
+           'saved_iteration', 'Budget', 'Cadence', 'Progress']
 
 # %% ../nbs/engine/10_runs.ipynb #2a175b1f
 class SingleProcess:
@@ -382,3 +383,26 @@ class Cadence:
 
     def evaluated(self, seconds: float):  # an evaluation's time with its save, for the clock
         if self.budget: self.budget.evaluated(seconds)
+
+# %% ../nbs/engine/10_runs.ipynb #139d8187
+class Progress:
+    "A tqdm bar: the seconds of a time budget spent, with the time left, or else the iterations done"
+    def __init__(self, cfg,  # the run's settings, a TrainConfig
+                 budget: Budget | None = None,  # the clock of a run with a time budget
+                 iter_num: int = 0,  # the iteration the run starts at
+                 shown: bool = True,  # False: no bar (another process, or progress=False)
+                 file=None,  # where the bar is drawn (default: stderr)
+                ):
+        self.budget = budget
+        if budget is None: self.bar = tqdm(total=cfg.max_iters, initial=iter_num, unit='it', disable=not shown, file=file)
+        else:
+            self.bar = tqdm(total=round(budget.seconds), initial=min(round(budget.used), round(budget.seconds)), disable=not shown,
+                            file=file, bar_format='{l_bar}{bar}| {n:.0f}/{total} s of the budget [{remaining} left{postfix}]')
+
+    def step(self, iter_num: int):  # the iteration the run has reached
+        "Move the bar after a step"
+        if self.budget is None: return self.bar.update(1)
+        self.bar.set_postfix_str(f'iteration {iter_num:,}', refresh=False)
+        self.bar.update(min(self.budget.used, self.budget.seconds) - self.bar.n)
+
+    def close(self): self.bar.close()

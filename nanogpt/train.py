@@ -416,10 +416,8 @@ def summary(run: Run,  # the finished run
 
 
 def progress_bar(run: Run):  # the run about to train
-    "A tqdm bar over the run's iterations, on the main process when `progress` is on"
-    total = None if run.budget else run.cfg.max_iters
-    shown = run.cfg.progress and run.parallel.is_main
-    return tqdm(total=total, initial=run.iter_num, disable=not shown, unit='it')
+    "The run's bar (engine room: `Progress`): iterations, or a budget's seconds; on the main process when `progress` is on"
+    return runs.Progress(run.cfg, run.budget, run.iter_num, shown=run.cfg.progress and run.parallel.is_main)
 
 # %% ../nbs/06_training.ipynb #ea8e701c
 def train_loop(run: Run,  # a run from `setup`
@@ -444,7 +442,7 @@ def train_loop(run: Run,  # a run from `setup`
             losses.append(loss)
             step, run.iter_num = run.iter_num, run.iter_num + 1  # the count moves with the weights
             if cadence.logs(step): log_step(run, step, loss, norm, lr, start)
-            bar.update(1)
+            bar.step(run.iter_num)
             cadence.stepped(time.perf_counter() - start)
             if cadence.evaluates_after(run.iter_num) or cadence.is_last(run.iter_num):
                 evaluate_and_save(run, cadence, final=cadence.is_last(run.iter_num))
