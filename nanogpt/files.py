@@ -5,19 +5,22 @@
 # %% ../nbs/engine/01_files.ipynb #3d7575a0
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib
 import os
 import random
 import secrets
+import stat
 from pathlib import Path
 
 import torch
 
-from .errors import MissingError
+from .errors import DataError, MissingError, os_error_message
 
 # %% auto #0
-__all__ = ['sha256_file', 'atomic_file', 'atomic_write_bytes', 'tensor_digest', 'rng_state', 'set_rng_state', 'require']
+__all__ = ['sha256_file', 'atomic_file', 'atomic_write_bytes', 'write_file_set', 'read_source', 'tensor_digest', 'rng_state',
+           'set_rng_state', 'require']
 
 # %% ../nbs/engine/01_files.ipynb #670684e5
 def sha256_file(path) -> str:
@@ -48,6 +51,51 @@ def atomic_write_bytes(path, data: bytes):
     "Write `data` to `path` with `atomic_file`"
     return atomic_file(path, lambda tmp: Path(tmp).write_bytes(data))
 
+
+# %% ../nbs/engine/01_files.ipynb #93ce0e7d
+def write_file_set(folder,  # the folder that holds the set
+                   files: dict,  # file name -> its bytes; renamed into place in this order
+                  ) -> Path:
+    "Replace `files` in `folder` as one set: all written to temporary names, then renamed in; any failure puts the old ones back"
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    tag = secrets.token_hex(4)
+    tmp = {name: folder / f'{name}.{tag}.tmp' for name in files}
+    old = {name: folder / f'{name}.{tag}.old' for name in files}
+    existed = {name: (folder / name).exists() for name in files}
+    try:
+        for name, data in files.items(): tmp[name].write_bytes(data)  # the mode the umask allows, as any new file
+        for name in files:
+            if existed[name]: os.replace(folder / name, old[name])
+            os.replace(tmp[name], folder / name)
+    except BaseException:
+        for name in files:  # the new file out, the old one back
+            if old[name].exists(): os.replace(old[name], folder / name)
+            elif not existed[name] and (folder / name).exists(): os.remove(folder / name)
+            if tmp[name].exists(): os.remove(tmp[name])
+        raise
+    for path in old.values(): path.unlink(missing_ok=True)
+    return folder
+
+# %% ../nbs/engine/01_files.ipynb #a3a47a37
+def read_source(path,  # a file, or a pipe such as `<(cat FILE)`
+                limit: int = 1 << 34,  # the most bytes to read
+                hint: str = '',  # what to pass instead, added to every message
+               ) -> bytes:
+    "The bytes of the file or pipe at `path`, read once; devices, folders, symlink loops and more than `limit` bytes refused"
+    try: f = open(path, 'rb')
+    except FileNotFoundError: raise MissingError(f'No such file: {path}. {hint}') from None
+    except IsADirectoryError: raise DataError(f'{path} is a directory. {hint}') from None
+    except OSError as e:
+        if e.errno == errno.ELOOP: raise DataError(f'{path} is a loop of symbolic links. {hint}') from None
+        raise DataError(f'{os_error_message(e)} {hint}') from None
+    with f:
+        mode = os.fstat(f.fileno()).st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            raise DataError(f'{path} is a device, not a file: its bytes may never end. {hint}')
+        data = f.read(limit + 1)
+    if len(data) > limit: raise DataError(f'{path} holds more than {limit:,} bytes, the most that is read. {hint}')
+    return data
 
 # %% ../nbs/engine/01_files.ipynb #7174e9e2
 def tensor_digest(value,  # tensors in dicts and lists, in a fixed order
