@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from .errors import ConfigError, DataError, MissingError
-from .files import atomic_file, atomic_write_bytes, read_source, sha256_file, write_file_set  # noqa: F401 (atomic_file)
+from .files import atomic_file, atomic_write_bytes, read_source, sha256_file, write_file_set  # noqa: F401
 from .tokenizers import get_tokenizer, tokenizer_from_meta, tokenizer_id
 
 # %% auto #0
@@ -114,9 +114,10 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
            ) -> Path:
     "Tokenize `source` into `data_dir/name/{train.bin,val.bin,meta.json}` (and `tokenizer.json` for a trained BPE), written as one set"
     if name is None: name = str(source) if str(source) in DATASETS else Path(source).stem
-    if not name.strip() or name != name.strip() or not name.isprintable() or name in ('.', '..') or set('/\\') & set(name):
-        raise ConfigError(f'--name {name!r} must be a plain folder name inside data_dir ({data_dir}): not blank, no spaces '
-                          'at its ends, no / or \\, not . or ..; to write elsewhere, pass the folder above it as --data_dir.')
+    if name != name.strip() or name in ('', '.', '..') or not name.isprintable() or set('/\\') & set(name):
+        raise ConfigError(f'--name {name!r} must be a plain folder name inside data_dir ({data_dir}): not blank, '
+                          'no spaces at its ends, no / or \\, not . or ..; to write elsewhere, pass the folder above '
+                          'it as --data_dir.')
     if str(source) in DATASETS:
         tokenizer = tokenizer or DATASETS[str(source)]
         path = tiny_shakespeare(data_dir, name, src=src)
@@ -136,8 +137,8 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
         raise DataError(f'{path} gives only {n_train + n_val} tokens: too short to split into training and '
                          'validation data (each split needs at least 2 tokens, and a useful corpus has thousands).')
     if min(n_train, n_val) < 2:
-        raise ConfigError(f'val_fraction={val_fraction} leaves {n_train:,} training and {n_val:,} validation tokens: each '
-                          'split needs at least 2. Choose a val_fraction that leaves both, e.g. 0.1.')
+        raise ConfigError(f'val_fraction={val_fraction} leaves {n_train:,} training and {n_val:,} validation '
+                          'tokens: each split needs at least 2. Choose a val_fraction that leaves both, e.g. 0.1.')
     dtype = token_dtype(tok.vocab_size)
     tokens = to_token_array(np.concatenate([train_ids, val_ids]), dtype)
     files = {'train.bin': tokens[:n_train].tobytes(), 'val.bin': tokens[n_train:].tobytes()}
@@ -145,8 +146,9 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
     if tokenizer == 'bpe':
         files[BPE_FILE] = tok.to_json()
         entry = {'kind': 'bpe', 'file': BPE_FILE, 'sha256': hashlib.sha256(files[BPE_FILE]).hexdigest()}
-    meta = {'vocab_size': tok.vocab_size, 'dtype': dtype.name, 'tokenizer': entry, 'tokenizer_id': tokenizer_id(tok.to_meta()),
-            'tokens': {'train': n_train, 'val': n_val}, 'source': path.name, 'source_sha256': source_sha256}
+    meta = {'vocab_size': tok.vocab_size, 'dtype': dtype.name, 'tokenizer': entry,
+            'tokenizer_id': tokenizer_id(tok.to_meta()), 'tokens': {'train': n_train, 'val': n_val},
+            'source': path.name, 'source_sha256': source_sha256}
     files['meta.json'] = (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode()
     return write_file_set(Path(data_dir) / name, files)  # replaces the old dataset whole, or leaves it as it was
 
@@ -210,13 +212,14 @@ def load_tokenizer(dataset_dir):
 
 def check_tokenizer(dataset_dir,  # a prepared dataset
                     tokenizer: dict,  # the model's tokenizer entry (a checkpoint's `tokenizer`, or `to_meta()`)
-                    model='the model',  # what to call the model in the message
+                    model='The model',  # what to call the model in the message
                    ) -> dict:
     "The dataset's checked meta.json, if it was prepared with `tokenizer`; another tokenizer is a `ConfigError` naming both"
     meta = load_meta(dataset_dir)
     if tokenizer_id(tokenizer) != meta['tokenizer_id']:
-        raise ConfigError(f"{model} uses the tokenizer {tokenizer_id(tokenizer)} but {dataset_dir} was prepared with "
-                          f"{meta['tokenizer_id']}: use a dataset prepared with the model's tokenizer, such as the one it was trained on.")
+        raise ConfigError(f"{model} uses the tokenizer {tokenizer_id(tokenizer)} but {dataset_dir} was prepared "
+                          f"with {meta['tokenizer_id']}: use a dataset prepared with the model's tokenizer, such as "
+                          'the one it was trained on.')
     return meta
 
 # %% ../nbs/02_data.ipynb #40867f56
@@ -229,7 +232,8 @@ class BatchLoader:
                  device='cpu',  # where batches go
                  seed: int = 1337):  # seed of the loader's generator
         for key, value in (('batch_size', batch_size), ('block_size', block_size)):
-            if not isinstance(value, int) or value < 1: raise ConfigError(f'{key} must be a positive whole number, got {value!r}.')
+            if not isinstance(value, int) or value < 1:
+                raise ConfigError(f'{key} must be a positive whole number, got {value!r}.')
         self.meta = load_meta(dataset_dir)
         if split not in self.meta['tokens']: raise DataError(f"No split {split!r} in {dataset_dir}: expected one of {list(self.meta['tokens'])}.")
         self.split, self.batch_size, self.block_size = split, batch_size, block_size

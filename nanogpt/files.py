@@ -64,7 +64,7 @@ def write_file_set(folder,  # the folder that holds the set
     old = {name: folder / f'{name}.{tag}.old' for name in files}
     existed = {name: (folder / name).exists() for name in files}
     try:
-        for name, data in files.items(): tmp[name].write_bytes(data)  # the mode the umask allows, as any new file
+        for name, data in files.items(): tmp[name].write_bytes(data)  # mode: as the umask allows
         for name in files:
             if existed[name]: os.replace(folder / name, old[name])
             os.replace(tmp[name], folder / name)
@@ -94,7 +94,8 @@ def read_source(path,  # a file, or a pipe such as `<(cat FILE)`
         if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
             raise DataError(f'{path} is a device, not a file: its bytes may never end. {hint}')
         data = f.read(limit + 1)
-    if len(data) > limit: raise DataError(f'{path} holds more than {limit:,} bytes, the most that is read. {hint}')
+    if len(data) > limit:
+        raise DataError(f'{path} holds more than {limit:,} bytes, the most that is read. {hint}')
     return data
 
 # %% ../nbs/engine/01_files.ipynb #7174e9e2

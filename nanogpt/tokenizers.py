@@ -41,7 +41,8 @@ def _check_ids(ids, vocab_size: int) -> list[int]:
     ids = [int(i) for i in ids]
     bad = next((i for i in ids if not 0 <= i < vocab_size), None)
     if bad is not None:
-        raise DataError(f'Token id {bad} is outside the vocabulary of {vocab_size} (ids run from 0 to {vocab_size - 1}).')
+        raise DataError(f'Token id {bad} is outside the vocabulary of {vocab_size} '
+                        f'(ids run from 0 to {vocab_size - 1}).')
     return ids
 
 
