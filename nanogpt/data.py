@@ -15,13 +15,13 @@ import numpy as np
 import torch
 
 from .errors import ConfigError, DataError, MissingError
-from .files import atomic_file, atomic_write_bytes, sha256_file  # noqa: F401 (atomic_file: importable from here too)
-from .tokenizers import get_tokenizer, tokenizer_from_meta
+from .files import atomic_file, atomic_write_bytes, read_source, sha256_file, write_file_set  # noqa: F401
+from .tokenizers import get_tokenizer, tokenizer_from_meta, tokenizer_id
 
 # %% auto #0
 __all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'BPE_FILE', 'download', 'tiny_shakespeare',
-           'read_corpus', 'token_dtype', 'to_token_array', 'prepare', 'course_copy', 'scratch_dataset', 'load_meta',
-           'load_tokenizer', 'BatchLoader']
+           'read_corpus_digest', 'read_corpus', 'token_dtype', 'to_token_array', 'prepare', 'course_copy',
+           'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer', 'BatchLoader']
 
 # %% ../nbs/02_data.ipynb #aed55318
 SHAKESPEARE_URL = 'https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt'
@@ -71,18 +71,20 @@ def tiny_shakespeare(data_dir='data',  # root of the datasets
         raise MissingError(f'Could not download Tiny Shakespeare ({e}). {_manual_instructions(dest)}') from e
 
 # %% ../nbs/02_data.ipynb #2bc53e68
-def read_corpus(path) -> str:
-    "The text of the UTF-8 file at `path`, with clear errors for missing, empty and non-UTF-8 files"
-    path = Path(path)
-    if not path.exists(): raise MissingError(f'No such file: {path}. Pass the path of a UTF-8 text file.')
-    if path.is_dir(): raise DataError(f'{path} is a directory. Pass the path of a UTF-8 text file.')
-    raw = path.read_bytes()
+def read_corpus_digest(path) -> tuple[str, str]:
+    "(text, SHA-256) of the UTF-8 file or pipe at `path`, read once: the digest is of exactly the bytes decoded"
+    raw = read_source(path, hint='Pass the path of a UTF-8 text file.')
     if not raw.strip(): raise DataError(f'{path} is empty: there is nothing to train on.')
     try:
-        return raw.decode('utf-8')
+        return raw.decode('utf-8'), hashlib.sha256(raw).hexdigest()
     except UnicodeDecodeError as e:
         raise DataError(f'{path} is not UTF-8 text: byte {raw[e.start]:#04x} at offset {e.start:,} cannot be '
                          f'decoded ({e.reason}). Convert the file to UTF-8, e.g. `iconv -f latin1 -t utf-8`.') from None
+
+
+def read_corpus(path) -> str:
+    "The text of the UTF-8 file at `path`, with clear errors for missing, empty and non-UTF-8 files"
+    return read_corpus_digest(path)[0]
 
 # %% ../nbs/02_data.ipynb #d367aaa3
 def token_dtype(vocab_size: int) -> np.dtype:
@@ -110,43 +112,45 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
             val_fraction: float = 0.1,  # the share of the text, at its end, kept for validation
             src=None,  # a local copy of a built-in dataset's text
            ) -> Path:
-    "Tokenize `source` into `data_dir/name/{train.bin,val.bin,meta.json}` (and `tokenizer.json` for a trained BPE)"
+    "Tokenize `source` into `data_dir/name/{train.bin,val.bin,meta.json}` (and `tokenizer.json` for a trained BPE), written as one set"
+    if name is None: name = str(source) if str(source) in DATASETS else Path(source).stem
+    if name != name.strip() or name in ('', '.', '..') or not name.isprintable() or set('/\\') & set(name):
+        raise ConfigError(f'--name {name!r} must be a plain folder name inside data_dir ({data_dir}): not blank, '
+                          'no spaces at its ends, no / or \\, not . or ..; to write elsewhere, pass the folder above '
+                          'it as --data_dir.')
     if str(source) in DATASETS:
-        name = name or str(source)
         tokenizer = tokenizer or DATASETS[str(source)]
         path = tiny_shakespeare(data_dir, name, src=src)
     else:
         if src is not None: raise ConfigError('--src is for built-in datasets; for a text file pass its path as the dataset.')
         path = Path(source)
         if tokenizer is None: raise ConfigError('Preparing a text file needs --tokenizer char, gpt2 or bpe (with --vocab_size).')
-        name = name or path.stem
-    if name in ('', '.', '..') or Path(name).name != name:  # nothing is written outside data_dir
-        raise ConfigError(f'--name {name!r} must be a plain folder name inside data_dir ({data_dir}), not a path: pass the folder above it as --data_dir.')
     if vocab_size is not None and tokenizer != 'bpe':
         raise ConfigError(f'--vocab_size is for --tokenizer bpe; the {tokenizer} tokenizer has a vocabulary of its own.')
     if not 0 < val_fraction < 1: raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
-    text = read_corpus(path)
+    text, source_sha256 = read_corpus_digest(path)  # read once: the digest is of the bytes tokenized
     cut = int(len(text) * (1 - val_fraction))  # split the text, not the tokens, as nanoGPT does
     tok = get_tokenizer(tokenizer, text[:cut] if tokenizer == 'bpe' else text, vocab_size=vocab_size)
     train_ids, val_ids = tok.encode_array(text[:cut]), tok.encode_array(text[cut:])
     n_train, n_val = len(train_ids), len(val_ids)
-    if n_val < 2 or n_train < 2:
+    if n_train + n_val < 4:
         raise DataError(f'{path} gives only {n_train + n_val} tokens: too short to split into training and '
                          'validation data (each split needs at least 2 tokens, and a useful corpus has thousands).')
+    if min(n_train, n_val) < 2:
+        raise ConfigError(f'val_fraction={val_fraction} leaves {n_train:,} training and {n_val:,} validation '
+                          'tokens: each split needs at least 2. Choose a val_fraction that leaves both, e.g. 0.1.')
     dtype = token_dtype(tok.vocab_size)
     tokens = to_token_array(np.concatenate([train_ids, val_ids]), dtype)
-    out = Path(data_dir) / name
+    files = {'train.bin': tokens[:n_train].tobytes(), 'val.bin': tokens[n_train:].tobytes()}
     entry = tok.to_meta()
     if tokenizer == 'bpe':
-        out.mkdir(parents=True, exist_ok=True)
-        tok.save(out / BPE_FILE)
-        entry = {'kind': 'bpe', 'file': BPE_FILE, 'sha256': sha256_file(out / BPE_FILE)}
+        files[BPE_FILE] = tok.to_json()
+        entry = {'kind': 'bpe', 'file': BPE_FILE, 'sha256': hashlib.sha256(files[BPE_FILE]).hexdigest()}
     meta = {'vocab_size': tok.vocab_size, 'dtype': dtype.name, 'tokenizer': entry,
-            'tokens': {'train': n_train, 'val': n_val}, 'source': path.name, 'source_sha256': sha256_file(path)}
-    atomic_write_bytes(out / 'train.bin', tokens[:n_train].tobytes())
-    atomic_write_bytes(out / 'val.bin', tokens[n_train:].tobytes())
-    atomic_write_bytes(out / 'meta.json', (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode())
-    return out
+            'tokenizer_id': tokenizer_id(tok.to_meta()), 'tokens': {'train': n_train, 'val': n_val},
+            'source': path.name, 'source_sha256': source_sha256}
+    files['meta.json'] = (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode()
+    return write_file_set(Path(data_dir) / name, files)  # replaces the old dataset whole, or leaves it as it was
 
 # %% ../nbs/02_data.ipynb #95241136
 def course_copy(name: str = 'data/shakespeare_char/input.txt',  # the file to look for
@@ -194,12 +198,29 @@ def load_meta(dataset_dir) -> dict:
         if bin_path.stat().st_size != count * itemsize:
             raise DataError(f'{bin_path} holds {bin_path.stat().st_size // itemsize:,} tokens but meta.json says '
                              f'{count:,}: the files come from different preparations. {hint}')
-    return {**meta, 'tokenizer': _tokenizer_entry(dataset_dir, meta['tokenizer'], hint)}
+    entry = _tokenizer_entry(dataset_dir, meta['tokenizer'], hint)
+    identity = tokenizer_id(entry)  # datasets prepared before meta.json recorded it get it from their tokenizer
+    if meta.get('tokenizer_id', identity) != identity:
+        raise DataError(f"{path} records the tokenizer {meta['tokenizer_id']} but describes {identity}. {hint}")
+    return {**meta, 'tokenizer': entry, 'tokenizer_id': identity}
 
 
 def load_tokenizer(dataset_dir):
     "The tokenizer a prepared dataset was made with"
     return tokenizer_from_meta(load_meta(dataset_dir)['tokenizer'])
+
+
+def check_tokenizer(dataset_dir,  # a prepared dataset
+                    tokenizer: dict,  # the model's tokenizer entry (a checkpoint's `tokenizer`, or `to_meta()`)
+                    model='The model',  # what to call the model in the message
+                   ) -> dict:
+    "The dataset's checked meta.json, if it was prepared with `tokenizer`; another tokenizer is a `ConfigError` naming both"
+    meta = load_meta(dataset_dir)
+    if tokenizer_id(tokenizer) != meta['tokenizer_id']:
+        raise ConfigError(f"{model} uses the tokenizer {tokenizer_id(tokenizer)} but {dataset_dir} was prepared "
+                          f"with {meta['tokenizer_id']}: use a dataset prepared with the model's tokenizer, such as "
+                          'the one it was trained on.')
+    return meta
 
 # %% ../nbs/02_data.ipynb #40867f56
 class BatchLoader:
@@ -210,6 +231,9 @@ class BatchLoader:
                  block_size: int,  # tokens per sequence
                  device='cpu',  # where batches go
                  seed: int = 1337):  # seed of the loader's generator
+        for key, value in (('batch_size', batch_size), ('block_size', block_size)):
+            if not isinstance(value, int) or value < 1:
+                raise ConfigError(f'{key} must be a positive whole number, got {value!r}.')
         self.meta = load_meta(dataset_dir)
         if split not in self.meta['tokens']: raise DataError(f"No split {split!r} in {dataset_dir}: expected one of {list(self.meta['tokens'])}.")
         self.split, self.batch_size, self.block_size = split, batch_size, block_size

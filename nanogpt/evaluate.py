@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from .checkpoint import WEIGHT_KEYS, find_checkpoint, load_checkpoint, load_model
-from .data import load_meta, read_corpus
+from .data import check_tokenizer, load_meta, read_corpus
 from .errors import ConfigError
 
 # %% auto #0
@@ -40,7 +40,7 @@ def score_tokens(model,  # any model with forward(idx, targets) -> (logits (B, T
                 ) -> dict:
     "Per target of ids[1:], each scored once: 'nll', 'top1', 'top5', 'confidence' and 'context' (tokens before it in its window)"
     context = context or model.config.block_size
-    stride = stride or max(1, context // 2)
+    if stride is None: stride = max(1, context // 2)
     ids, n = ids.long(), len(ids) - 1
     if n < 1: raise ConfigError('The text has fewer than two tokens: there is nothing to predict.')
     ends = window_ends(n, context, stride)  # window k holds targets (ends[k] - context, ends[k]], scores (ends[k-1], ends[k]]
@@ -104,7 +104,7 @@ def evaluate_ids(model,  # a GPT (or any model `score_tokens` takes)
                 ) -> dict:
     "The figures of `summarize` for every target of `ids`, plus the stride and context used"
     context = model.config.block_size
-    stride = stride or max(1, context // 2)
+    if stride is None: stride = max(1, context // 2)
     result = summarize(score_tokens(model, ids, stride=stride), token_bytes(tokenizer, ids[1:]))
     return {**result, 'stride': stride, 'context': context}
 
@@ -124,7 +124,8 @@ def evaluate_split(model,  # a GPT
                    split: str = 'val',  # 'train' or 'val'
                    stride: int | None = None,  # as `score_tokens`
                   ) -> dict:
-    "The figures of `evaluate_ids` on every token of a prepared split"
+    "The figures of `evaluate_ids` on every token of a prepared split, refused if the dataset's tokenizer is not `tokenizer`"
+    check_tokenizer(dataset_dir, tokenizer.to_meta())
     return evaluate_ids(model, tokenizer, split_ids(dataset_dir, split), stride)
 
 

@@ -5,6 +5,7 @@
 # %% ../nbs/01_tokenizers.ipynb #537d6ddc
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections import Counter, defaultdict
@@ -19,7 +20,7 @@ from .files import atomic_write_bytes
 
 # %% auto #0
 __all__ = ['GPT2_SPLIT_PATTERN', 'CharTokenizer', 'load_tiktoken', 'TiktokenTokenizer', 'merge', 'train_bpe', 'bpe_merge_chunk',
-           'BytePairEncoder', 'BPETokenizer', 'tokenizer_from_meta', 'get_tokenizer', 'plot_tokens']
+           'BytePairEncoder', 'BPETokenizer', 'tokenizer_from_meta', 'get_tokenizer', 'tokenizer_id', 'plot_tokens']
 
 # %% ../nbs/01_tokenizers.ipynb #2e4f0a79
 def _describe_unknown(text: str, unknown: np.ndarray, limit: int = 5) -> str:
@@ -33,6 +34,16 @@ def _describe_unknown(text: str, unknown: np.ndarray, limit: int = 5) -> str:
         parts.append(f'{ch!r} (U+{ord(ch):04X}) at position {shown}')
     more = f' and {len(positions) - limit} more' if len(positions) > limit else ''
     return '; '.join(parts) + more
+
+
+def _check_ids(ids, vocab_size: int) -> list[int]:
+    "`ids` as a list of ints, refusing any id outside 0 .. vocab_size - 1 (a negative one would index from the end)"
+    ids = [int(i) for i in ids]
+    bad = next((i for i in ids if not 0 <= i < vocab_size), None)
+    if bad is not None:
+        raise DataError(f'Token id {bad} is outside the vocabulary of {vocab_size} '
+                        f'(ids run from 0 to {vocab_size - 1}).')
+    return ids
 
 
 class CharTokenizer:
@@ -75,7 +86,7 @@ class CharTokenizer:
 
     def decode(self, ids) -> str:
         "The text of token ids `ids`"
-        return ''.join(self.chars[i] for i in ids)
+        return ''.join(self.chars[i] for i in _check_ids(ids, self.vocab_size))
 
     def decode_bytes(self, ids) -> bytes:
         "The UTF-8 bytes token ids `ids` stand for"
@@ -125,8 +136,8 @@ class TiktokenTokenizer:
         return self.enc.encode_ordinary(text)
 
     def encode_array(self, text: str) -> np.ndarray: return np.array(self.encode(text), dtype=np.int64)
-    def decode(self, ids) -> str: return self.enc.decode([int(i) for i in ids])
-    def decode_bytes(self, ids) -> bytes: return self.enc.decode_bytes([int(i) for i in ids])
+    def decode(self, ids) -> str: return self.enc.decode(_check_ids(ids, self.vocab_size))
+    def decode_bytes(self, ids) -> bytes: return self.enc.decode_bytes(_check_ids(ids, self.vocab_size))
     def to_meta(self) -> dict: return {'kind': self.kind, 'encoding': self.encoding}
     def __eq__(self, other): return isinstance(other, TiktokenTokenizer) and other.encoding == self.encoding
     def __repr__(self): return f'TiktokenTokenizer({self.encoding!r}, vocab_size={self.vocab_size})'
@@ -246,10 +257,7 @@ class BPETokenizer:
 
     def decode_bytes(self, ids) -> bytes:
         "The bytes token ids `ids` stand for, joined (a token can hold part of a character)"
-        ids = [int(i) for i in ids]
-        bad = [i for i in ids if not 0 <= i < self.vocab_size]
-        if bad: raise DataError(f'Token id {bad[0]} is outside the vocabulary of {self.vocab_size}.')
-        return b''.join(self._bytes[i] for i in ids)
+        return b''.join(self._bytes[i] for i in _check_ids(ids, self.vocab_size))
 
     def decode(self, ids) -> str:
         "The text of `ids`: their bytes joined, then read as UTF-8 (bytes that are not a whole character show as �)"
@@ -302,10 +310,16 @@ def from_meta(cls: BPETokenizer,
 
 
 @patch
+def to_json(self: BPETokenizer) -> bytes:
+    "`to_meta()` as the bytes of a JSON file"
+    return json.dumps(self.to_meta()).encode()
+
+
+@patch
 def save(self: BPETokenizer,
          path):  # the JSON file to write
-    "Write `to_meta()` to `path` as JSON, through a temporary file, so a reader never sees half of it"
-    atomic_write_bytes(path, json.dumps(self.to_meta()).encode())
+    "Write `to_json()` to `path`, through a temporary file, so a reader never sees half of it"
+    atomic_write_bytes(path, self.to_json())
 
 
 @patch(cls_method=True)
@@ -346,6 +360,14 @@ def get_tokenizer(kind: str,  # 'char', 'gpt2' or 'bpe'
         if vocab_size is None: raise ConfigError('A BPE tokenizer needs a vocabulary size: pass --vocab_size, e.g. 1024.')
         return BPETokenizer.train(text, vocab_size)
     raise DataError(f"Unknown tokenizer {kind!r}: use 'char', 'gpt2' or 'bpe'.")
+
+# %% ../nbs/01_tokenizers.ipynb #0383fe47
+def tokenizer_id(meta: dict) -> str:  # a tokenizer entry, of meta.json or a checkpoint
+    "The tokenizer's identity: 'tiktoken:ENCODING', or 'KIND:VOCAB_SIZE:DIGEST' of what defines its vocabulary"
+    if meta.get('kind') == 'tiktoken': return f"tiktoken:{meta.get('encoding', 'gpt2')}"
+    tokenizer = tokenizer_from_meta(meta)  # checked, and in its canonical form
+    digest = hashlib.sha256(json.dumps(tokenizer.to_meta(), sort_keys=True).encode()).hexdigest()[:12]
+    return f'{tokenizer.kind}:{tokenizer.vocab_size}:{digest}'
 
 # %% ../nbs/01_tokenizers.ipynb #6ccb5cbe
 def plot_tokens(tokenizer,  # any tokenizer
