@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import functools
+import math
+import numbers
 from typing import Iterator
 
 import torch
@@ -18,20 +20,12 @@ from .errors import ConfigError
 from .model import GPT, LAYER_NORM_EPS, MLP, Block, LayerNorm
 
 # %% auto #0
-__all__ = ['check_sampling_args', 'apply_repetition_penalty', 'filter_logits', 'sample_next', 'window_start', 'KVCache', 'plain',
-           'Twin', 'Decoder', 'generate_stream', 'generate', 'held_back', 'TextStream', 'sample_text',
-           'sampling_sliders']
+__all__ = ['GREEDY_BELOW', 'MAX_STOPS', 'MAX_STOP_CHARS', 'SAMPLING_RULES', 'apply_repetition_penalty', 'filter_logits',
+           'sample_next', 'SamplingError', 'brief_repr', 'check_sampling_value', 'check_stops', 'check_sampling_args',
+           'seeded_generator', 'window_start', 'KVCache', 'plain', 'Twin', 'Decoder', 'generate_stream', 'generate',
+           'held_back', 'TextStream', 'sample_text', 'sampling_sliders']
 
-# %% ../nbs/07_sampling.ipynb #a6e809c6
-def check_sampling_args(temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
-                        repetition_penalty: float = 1.0):
-    "Raise a clear `ValueError` for settings that make no sense"
-    if not 0 <= temperature < float('inf'): raise ConfigError(f'temperature must be a number >= 0 (0 means greedy), got {temperature}.')
-    if top_k is not None and top_k < 1: raise ConfigError(f'top_k must be at least 1 (or None for no limit), got {top_k}.')
-    if top_p is not None and not 0 < top_p <= 1: raise ConfigError(f'top_p must be in (0, 1] (or None for no limit), got {top_p}.')
-    if not 0 < repetition_penalty < float('inf'): raise ConfigError(f'repetition_penalty must be a number > 0 (1 means none), got {repetition_penalty}.')
-
-
+# %% ../nbs/07_sampling.ipynb #6b650b8a
 def apply_repetition_penalty(logits: torch.Tensor, context: torch.Tensor, penalty: float) -> torch.Tensor:
     "Logits (B, V) with every token present in `context` (B, T) made less likely by `penalty`"
     if penalty == 1.0: return logits
@@ -41,7 +35,7 @@ def apply_repetition_penalty(logits: torch.Tensor, context: torch.Tensor, penalt
 
 
 def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float | None = None) -> torch.Tensor:
-    "Logits (B, V) with everything outside the top-k and the top-p nucleus set to -inf"
+    "Logits (B, V) with everything outside the top-k and the top-p nucleus set to -inf; the most likely token always stays"
     if top_k is not None and top_k < logits.size(-1):
         kth = torch.topk(logits, top_k, dim=-1).values[:, [-1]]  # (B, 1): the k-th largest logit
         logits = logits.masked_fill(logits < kth, float('-inf'))
@@ -49,6 +43,7 @@ def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float |
         sorted_logits, order = torch.sort(logits, dim=-1, descending=True)  # (B, V)
         cumulative = sorted_logits.softmax(dim=-1).cumsum(dim=-1)  # (B, V)
         drop = cumulative - sorted_logits.softmax(dim=-1) >= top_p  # mass before this token already reaches p
+        drop[:, 0] = False  # the most likely token stays, even when top_p is below float32's smallest number and compares as 0
         logits = logits.masked_fill(drop.scatter(1, order, drop), float('-inf'))
     return logits
 
@@ -56,10 +51,85 @@ def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float |
 def sample_next(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
                 top_p: float | None = None, generator: torch.Generator | None = None) -> torch.Tensor:
     "One token id per row (B, 1) drawn from the last-position logits (B, V)"
-    if temperature == 0: return logits.argmax(dim=-1, keepdim=True)  # (B, 1): greedy
+    if temperature < GREEDY_BELOW: return logits.argmax(dim=-1, keepdim=True)  # (B, 1): greedy
     probs = filter_logits(logits / temperature, top_k, top_p).softmax(dim=-1)  # (B, V)
     if generator is not None and probs.device != generator.device: probs = probs.to(generator.device)
     return torch.multinomial(probs, 1, generator=generator).to(logits.device)  # (B, 1)
+
+# %% ../nbs/07_sampling.ipynb #a6e809c6
+GREEDY_BELOW = 1e-5  # temperatures below this are greedy, as in vLLM: logits / T overflows float32 long before T reaches 0
+MAX_STOPS, MAX_STOP_CHARS = 4, 64  # stop strings per generation, characters in each: all are searched at every token
+SAMPLING_RULES = {  # name: (an integer?, the range, what the value must be)
+    'temperature': (False, lambda t: t >= 0, f'a number >= 0 (0 means greedy, as does anything below {GREEDY_BELOW:g})'),
+    'top_k': (True, lambda k: k >= 1, 'an integer >= 1 (or None for no limit; one above the vocabulary keeps every token)'),
+    'top_p': (False, lambda p: 0 < p <= 1, 'in (0, 1] (or None for no limit)'),
+    'repetition_penalty': (False, lambda r: 0.01 <= r <= 100, 'a number in [0.01, 100] (1 means none)'),
+    'max_new_tokens': (True, lambda n: n >= 1, 'an integer >= 1'),
+    'seed': (True, lambda s: -2**63 <= s < 2**64, 'an integer in [-2**63, 2**64), the seeds torch.Generator takes'),
+}
+
+
+class SamplingError(ConfigError):
+    "A sampling setting that is out of its range; `param` names it as the caller knows it"
+    def __init__(self, message: str, param: str):
+        super().__init__(message)
+        self.param = param
+
+
+def brief_repr(value, limit: int = 40) -> str:
+    "`value` as an error message shows it: its repr, at most `limit` characters"
+    if isinstance(value, int) and value.bit_length() > 128: return f'an integer of {value.bit_length()} bits'
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + '...'
+
+
+def _finite(value, integer: bool):
+    "`value` as an int (`integer`) or a finite float; None when it is neither (a bool, a string, NaN, inf, 10**400 as a float)"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral if integer else numbers.Real): return None
+    if integer: return int(value)
+    try: number = float(value)
+    except OverflowError: return None  # an integer too large for a float
+    return number if math.isfinite(number) else None
+
+
+def check_sampling_value(rule: str,  # a key of SAMPLING_RULES
+                         value,  # the value to check
+                         name: str | None = None,  # what the caller calls it (default: `rule`), for the message
+                        ):
+    "`value` as an int or a float when it is a finite number in the rule's range; a `SamplingError` naming it otherwise"
+    integer, in_range, what = SAMPLING_RULES[rule]
+    number = _finite(value, integer)
+    if number is None or not in_range(number):
+        raise SamplingError(f'{name or rule} must be {what}, got {brief_repr(value)}.', name or rule)
+    return number
+
+
+def check_stops(stops,  # a string, or a list of strings
+                name: str = 'stop',  # what the caller calls them
+               ) -> list:
+    "The stop strings as a list, when there are at most MAX_STOPS of them, each 1 to MAX_STOP_CHARS characters long"
+    stops = [stops] if isinstance(stops, str) else stops
+    if (not isinstance(stops, (list, tuple)) or len(stops) > MAX_STOPS
+            or not all(isinstance(s, str) and 0 < len(s) <= MAX_STOP_CHARS for s in stops)):
+        raise SamplingError(f'{name} must be a string of 1 to {MAX_STOP_CHARS} characters, '
+                            f'or a list of at most {MAX_STOPS} of them.', name)
+    return list(stops)
+
+
+def check_sampling_args(temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
+                        repetition_penalty: float = 1.0, *, max_new_tokens: int = 1, seed: int | None = None):
+    "Raise a `SamplingError` (a `ConfigError`) naming the first setting out of its range; None is no limit, or no seed"
+    for rule, value in dict(temperature=temperature, top_k=top_k, top_p=top_p, repetition_penalty=repetition_penalty,
+                            max_new_tokens=max_new_tokens, seed=seed).items():
+        if value is not None or rule in ('temperature', 'repetition_penalty', 'max_new_tokens'): check_sampling_value(rule, value)
+
+
+def seeded_generator(seed: int,  # what torch.Generator takes: an integer in [-2**63, 2**64)
+                     device='cpu',  # where it draws
+                     name: str = 'seed',  # what the caller calls the seed, for the message
+                    ) -> torch.Generator:
+    "A `torch.Generator` on `device` seeded with `seed`, checked first"
+    return torch.Generator(device=device).manual_seed(check_sampling_value('seed', seed, name))
 
 # %% ../nbs/07_sampling.ipynb #cccb287e
 def window_start(length: int,  # tokens so far
@@ -166,7 +236,7 @@ def generate_stream(model,  # a GPT
                     use_cache: bool = True,  # the KV cache (False: the whole window every step)
                    ) -> Iterator[torch.Tensor]:
     "Yield each new token (B, 1); stop after `max_new_tokens` or once every row has produced one of `stop_tokens`"
-    check_sampling_args(temperature, top_k, top_p, repetition_penalty)
+    check_sampling_args(temperature, top_k, top_p, repetition_penalty, max_new_tokens=max_new_tokens)
     if idx.dim() != 2 or idx.size(1) == 0: raise ConfigError('The prompt must be a (batch, time) tensor with at least one token.')
     block_size = model.config.block_size
     was_training = model.training
@@ -215,8 +285,8 @@ def held_back(text: str,  # the text so far
 class TextStream:
     "Token ids in, text out: waits for a split character's other bytes, holds back what may start a stop string, ends at one"
     def __init__(self, tokenizer,  # the model's tokenizer
-                 stops: list = ()):  # strings that end the text
-        self.tokenizer, self.stops, self.pending, self.text, self.sent, self.stopped = tokenizer, list(stops), [], '', 0, False
+                 stops: list = ()):  # strings that end the text (`check_stops`)
+        self.tokenizer, self.stops, self.pending, self.text, self.sent, self.stopped = tokenizer, check_stops(stops), [], '', 0, False
 
     def feed(self, token_id: int,  # the newest token
             ) -> str:
@@ -253,7 +323,7 @@ def sample_text(model,  # a GPT
     "The prompt followed by `max_new_tokens` sampled tokens, as text; the same seed gives the same text"
     device = next(model.parameters()).device
     idx = torch.tensor([tokenizer.encode(prompt)], dtype=torch.long, device=device)  # (1, T)
-    generator = torch.Generator(device=device).manual_seed(seed)
+    generator = seeded_generator(seed, device)
     out = generate(model, idx, max_new_tokens, temperature=temperature, top_k=top_k, top_p=top_p,
                    repetition_penalty=repetition_penalty, generator=generator)
     return tokenizer.decode(out[0].tolist())

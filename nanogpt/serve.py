@@ -6,26 +6,34 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import hmac
 import html
 import json
+import math
+import re
 import secrets
+import socket
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import torch
 from fastcore.basics import patch
 
-from .errors import ConfigError, DataError, NanoGPTError
+from . import sample as sampling  # its checks: sampling.check_sampling_value, ...
+from .errors import ConfigError, DataError, NanoGPTError, describe
 from .export import quantize_model
 from .files import require
+from .memory import available_memory, human
 from .sample import Decoder, TextStream, apply_repetition_penalty, held_back, sample_next, window_start  # noqa: F401
 
 # %% auto #0
-__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'PLAYGROUND', 'SlotCaches', 'SlotCache', 'Completion', 'Engine', 'RequestError',
-           'parse_completion', 'make_app', 'serve']
+__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'SETTINGS', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND', 'SlotCaches', 'SlotCache',
+           'Completion', 'Engine', 'RequestError', 'sampling_settings', 'parse_completion', 'parse_json', 'host_of',
+           'served_hosts', 'make_app', 'playground_page', 'listen', 'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
 class SlotCaches:
@@ -35,6 +43,12 @@ class SlotCaches:
                  device='cpu',  # where the model is
                  dtype=torch.float32):  # the dtype of its keys and values
         shape = (slots, config.n_head, config.block_size, config.n_embd // config.n_head)  # (S, nh, block_size, hs)
+        itemsize = torch.empty((), dtype=dtype).element_size()
+        needed = 2 * config.n_layer * math.prod(shape) * itemsize  # bytes of keys and values, every layer
+        free = available_memory(str(device))
+        if free is not None and needed > free:
+            raise ConfigError(f'slots={slots}: the KV caches would take {human(needed)}, more than the {human(free)} '
+                              f'free on {device}; lower --slots.')
         self.k = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(config.n_layer)]
         self.v = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(config.n_layer)]
         self.lengths = torch.zeros(slots, dtype=torch.long, device=device)  # (S,)
@@ -144,9 +158,9 @@ class Engine:
                 self.wake.clear()
                 continue
             try: self.step()
-            except Exception as e:  # a bug: end every request with the error rather than hang them
-                for c in self.running + list(self.waiting): c.emit('error', f'{type(e).__name__}: {e}')
-                self.running, self.waiting, self.caches.rows = [], deque(), 0
+            except Exception as e:  # the batch's own pass failed (a bug): its requests end with the error, the waiting ones stay
+                running, self.running, self.caches.rows = self.running, [], 0
+                for c in running: c.emit('error', describe(e))
 
 # %% ../nbs/12_serving.ipynb #27ec58aa
 @patch
@@ -158,17 +172,20 @@ def _prefill(self: Engine, row: int):
 
 @patch
 def _admit(self: Engine):
-    "Move waiting requests into free rows"
+    "Move waiting requests into free rows; one that cannot start ends alone, with its error"
     while self.caches.rows < self.caches.slots:
         with self.lock:
             if not self.waiting: return
             c = self.waiting.popleft()
-        c.seq, c.start, c.text = list(c.ids), max(0, len(c.ids) - self.block_size), TextStream(self.tokenizer, c.stops)
-        c.generator = torch.Generator(device=self.caches.lengths.device).manual_seed(
-            c.seed if c.seed is not None else secrets.randbits(63))
+        if c.cancelled: continue  # its client left while it waited
         self.running.append(c)
         self.caches.rows += 1
-        self._prefill(self.caches.rows - 1)
+        try:
+            c.seq, c.start, c.text = list(c.ids), max(0, len(c.ids) - self.block_size), TextStream(self.tokenizer, c.stops)
+            seed = secrets.randbits(63) if c.seed is None else c.seed
+            c.generator = sampling.seeded_generator(seed, self.caches.lengths.device)
+            self._prefill(self.caches.rows - 1)
+        except Exception as e: self._fail(self.caches.rows - 1, e)
 
 
 @patch
@@ -181,6 +198,14 @@ def _remove(self: Engine, row: int):
     self.running.pop()
     self.caches.rows -= 1
 
+
+@patch
+def _fail(self: Engine, row: int, error: Exception):
+    "End the request in `row` alone: its row is freed, its client gets the error, the other rows go on"
+    c = self.running[row]
+    self._remove(row)
+    c.emit('error', describe(error))
+
 # %% ../nbs/12_serving.ipynb #9a207641
 @patch
 @torch.inference_mode()
@@ -189,31 +214,42 @@ def step(self: Engine):
     self._admit()
     for row in reversed(range(self.caches.rows)):
         if self.running[row].cancelled: self._remove(row)
-    if not self.caches.rows: return
-    for row, c in enumerate(self.running):
+    for row in reversed(range(self.caches.rows)):  # from the last: a failed row takes the last one's place, already done
+        c = self.running[row]
         start = window_start(len(c.seq), c.start, self.block_size)
-        if start != c.start: c.start = start; self._prefill(row)  # the window slid: refill the row, as generate_stream does
-    device = self.caches.lengths.device
-    tokens = torch.tensor([[c.seq[-1]] for c in self.running], device=device)  # (B, 1)
+        if start == c.start: continue
+        c.start = start  # the window slid: refill the row, as generate_stream does
+        try: self._prefill(row)
+        except Exception as e: self._fail(row, e)
+    if not self.caches.rows: return
+    tokens = torch.tensor([[c.seq[-1]] for c in self.running], device=self.caches.lengths.device)  # (B, 1)
     self.caches.begin_step()
     logits = self.decode(tokens, self.caches.layers, self.caches.lengths[:self.caches.rows, None])[:, -1]  # (B, V)
     self.caches.end_step()
     self.steps += 1
     for row in reversed(range(self.caches.rows)):
-        c = self.running[row]
-        row_logits = logits[row:row + 1].float()  # (1, V)
-        if c.repetition_penalty != 1.0:
-            row_logits = apply_repetition_penalty(row_logits, torch.tensor([c.seq[c.start:]], device=device), c.repetition_penalty)
-        token = int(sample_next(row_logits, c.temperature, c.top_k, c.top_p, c.generator))
-        c.seq.append(token)
-        c.generated += 1
-        delta = c.text.feed(token)
-        if delta: c.emit('text', delta)
-        if c.text.stopped or c.generated >= c.max_tokens:
-            rest = c.text.finish()
-            if rest: c.emit('text', rest)
-            c.emit('done', 'stop' if c.text.stopped else 'length')
-            self._remove(row)
+        try: self._advance(row, logits[row:row + 1])
+        except Exception as e: self._fail(row, e)  # this request's settings or text failed: it ends, the batch goes on
+
+
+@patch
+def _advance(self: Engine, row: int,
+             logits: torch.Tensor):  # (1, V) the row's next-token logits
+    "Sample the row's next token with its own settings and generator, hand out its text, and end it once it is done"
+    c = self.running[row]
+    logits = logits.float()  # (1, V)
+    if c.repetition_penalty != 1.0:
+        logits = apply_repetition_penalty(logits, torch.tensor([c.seq[c.start:]], device=logits.device), c.repetition_penalty)
+    token = int(sample_next(logits, c.temperature, c.top_k, c.top_p, c.generator))
+    c.seq.append(token)
+    c.generated += 1
+    delta = c.text.feed(token)
+    if delta: c.emit('text', delta)
+    if c.text.stopped or c.generated >= c.max_tokens:
+        rest = c.text.finish()
+        if rest: c.emit('text', rest)
+        c.emit('done', 'stop' if c.text.stopped else 'length')
+        self._remove(row)
 
 # %% ../nbs/12_serving.ipynb #a5ee3cce
 class RequestError(NanoGPTError):
@@ -228,18 +264,18 @@ class RequestError(NanoGPTError):
 NEUTRAL = {'n': 1, 'best_of': 1, 'echo': False, 'logprobs': None, 'frequency_penalty': 0, 'presence_penalty': 0, 'suffix': None,
            'logit_bias': None, 'user': ..., 'stream_options': ...}  # OpenAI's fields we accept at these values (...: any value)
 COMPLETION_FIELDS = {'model', 'prompt', 'max_tokens', 'temperature', 'top_p', 'top_k', 'repetition_penalty', 'stop', 'seed', 'stream'}
+SETTINGS = {  # a request's sampling fields: (lesson 07's rule for it, its value when absent or null)
+    'max_tokens': ('max_new_tokens', 16), 'temperature': ('temperature', 1.0), 'top_p': ('top_p', None), 'top_k': ('top_k', None),
+    'repetition_penalty': ('repetition_penalty', 1.0), 'seed': ('seed', None)}
 
 
-def _number(body: dict, name: str, default, kind=float, low=None, high=None, low_open=False):
-    "`body[name]` checked: a number of `kind` in [low, high] ((low, high] with `low_open`), or `default` when absent or null"
-    value = body.get(name)
-    if value is None: return default
-    if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
-        raise RequestError(f'{name} must be {"a number" if kind is float else "an integer"}, got {json.dumps(value)}.', name)
-    if (low is not None and (value <= low if low_open else value < low)) or (high is not None and value > high):
-        where = f"{'(' if low_open else '['}{low if low is not None else '-inf'}, {high if high is not None else 'inf'}]"
-        raise RequestError(f'{name} must be in {where}, got {value}.', name)
-    return kind(value)
+def sampling_settings(body: dict) -> dict:
+    "The request's sampling settings, each checked by lesson 07's rules (finite, in range, usable in float32), or a 400 naming it"
+    try:
+        settings = {name: default if body.get(name) is None else sampling.check_sampling_value(rule, body[name], name)
+                    for name, (rule, default) in SETTINGS.items()}
+        return dict(settings, stops=sampling.check_stops(body.get('stop') or [], 'stop'))
+    except sampling.SamplingError as e: raise RequestError(str(e), e.param) from None
 
 # %% ../nbs/12_serving.ipynb #1dd229da
 def parse_completion(body,  # the decoded JSON body
@@ -251,23 +287,18 @@ def parse_completion(body,  # the decoded JSON body
     if not isinstance(body, dict): raise RequestError('The body must be a JSON object.')
     for name, value in body.items():
         if name in NEUTRAL and NEUTRAL[name] is not ... and value is not None and value != NEUTRAL[name]:
-            raise RequestError(f'{name}={json.dumps(value)} is not supported by this server (only {json.dumps(NEUTRAL[name])}).', name)
-        if name not in NEUTRAL and name not in COMPLETION_FIELDS: raise RequestError(f'Unknown field {name!r}.', name)
+            raise RequestError(f'{name}={sampling.brief_repr(value)} is not supported by this server '
+                               f'(only {json.dumps(NEUTRAL[name])}).', name)
+        if name not in NEUTRAL and name not in COMPLETION_FIELDS:
+            raise RequestError(f'Unknown field {sampling.brief_repr(name)}.', name[:40])
     prompt = body.get('prompt')
     if isinstance(prompt, list) and len(prompt) == 1: prompt = prompt[0]
     if not isinstance(prompt, str): raise RequestError('prompt must be a string (or a list of one string).', 'prompt')
     try: ids = tokenizer.encode(prompt)
     except (DataError, KeyError, ValueError) as e: raise RequestError(f'prompt: {e}', 'prompt') from None
     if not ids: raise RequestError('prompt is empty: send at least one character (a newline, for instance).', 'prompt')
-    stops = body.get('stop') or []
-    if isinstance(stops, str): stops = [stops]
-    if not isinstance(stops, list) or len(stops) > 4 or not all(isinstance(s, str) and s for s in stops):
-        raise RequestError('stop must be a non-empty string or a list of at most 4 of them.', 'stop')
     if not isinstance(body.get('stream', False), bool): raise RequestError('stream must be true or false.', 'stream')
-    settings = dict(max_tokens=_number(body, 'max_tokens', 16, int, 1), temperature=_number(body, 'temperature', 1.0, float, 0.0),
-                    top_p=_number(body, 'top_p', None, float, 0.0, 1.0, low_open=True), top_k=_number(body, 'top_k', None, int, 1),
-                    repetition_penalty=_number(body, 'repetition_penalty', 1.0, float, 0.0, low_open=True),
-                    seed=_number(body, 'seed', None, int), stops=stops, stream=body.get('stream', False), prompt_tokens=len(ids))
+    settings = dict(sampling_settings(body), stream=body.get('stream', False), prompt_tokens=len(ids))
     warnings = []
     if len(ids) > block_size:
         warnings.append(f'prompt cropped: the model sees its last {block_size} of {len(ids)} tokens (its context).')
@@ -277,26 +308,52 @@ def parse_completion(body,  # the decoded JSON body
         settings['max_tokens'] = max_tokens_limit
     return dict(settings, ids=ids), warnings
 
-
-
 # %% ../nbs/12_serving.ipynb #a6895d68
 def _require(module: str):  # a module of the serving extra: 'fastapi', 'fastapi.responses' or 'uvicorn'
     "Lesson 11's `require`, naming the serving extra"
     return require(module, 'serve', 'Serving and `nanogpt serve`')
 
 
+MAX_INT_DIGITS = 40  # the longest integer a body may hold: a seed needs 20 digits, and int() of a long literal is slow
+
+
+def _no_constant(name: str): raise ValueError(f'{name} is not a number JSON allows')
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value): raise ValueError(f'the number {text[:20]} is too large for a float')
+    return value
+
+
+def _short_int(text: str) -> int:
+    if len(text.lstrip('-')) > MAX_INT_DIGITS:
+        raise ValueError(f'an integer of {len(text)} digits is longer than any setting needs')
+    return int(text)
+
+
+def parse_json(raw: bytes):
+    "A request body as JSON, or a 400: invalid JSON, NaN or Infinity, a number too large, nesting too deep"
+    try: return json.loads(raw, parse_constant=_no_constant, parse_float=_finite_float, parse_int=_short_int)
+    except RecursionError: raise RequestError('The body is not valid JSON: it is nested too deeply.') from None
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError and the refusals above
+        raise RequestError(f'The body is not valid JSON: {e}.') from None
+
+
 async def _read_body(request,  # the starlette Request
                      limit: int):  # the most bytes accepted
     "The request body as JSON, refusing bodies over `limit` bytes before reading them whole"
+    from starlette.requests import ClientDisconnect
     if int(request.headers.get('content-length') or 0) > limit:
         raise RequestError(f'The body is {request.headers["content-length"]} bytes; this server accepts at most {limit}.')
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit: raise RequestError(f'The body is over {limit} bytes, the most this server accepts.')
-        chunks.append(chunk)
-    try: return json.loads(b''.join(chunks))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise RequestError(f'The body is not valid JSON: {e}.') from None
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit: raise RequestError(f'The body is over {limit} bytes, the most this server accepts.')
+            chunks.append(chunk)
+    except ClientDisconnect: raise RequestError('The client left before sending its whole body.') from None  # nobody to answer
+    return parse_json(b''.join(chunks))
 
 
 def _chunk(cid: str, model_name: str, text: str, finish_reason=None, **extra) -> dict:
@@ -306,13 +363,24 @@ def _chunk(cid: str, model_name: str, text: str, finish_reason=None, **extra) ->
 
 # %% ../nbs/12_serving.ipynb #f09f5e22
 async def _events(completion: Completion, events: asyncio.Queue):
-    "The request's events as they come, cancelling it if the consumer stops early"
+    "The request's events as they come, until it is done, failed or its client left; cancelling it if the consumer stops early"
     try:
         while True:
             kind, value = await events.get()
             yield kind, value
-            if kind in ('done', 'error'): return
+            if kind in ('done', 'error', 'gone'): return
     finally: completion.cancel()
+
+
+async def _until_gone(request, events: asyncio.Queue):
+    "Wait for the client to disconnect (its body already read), then tell the handler waiting on `events`"
+    while (await request.receive())['type'] != 'http.disconnect': pass
+    events.put_nowait(('gone', None))
+
+
+def _error_event(message: str) -> str:
+    "A server-sent event carrying `message` as an OpenAI-shaped server error"
+    return f"data: {json.dumps(RequestError(message, status=500, kind='server_error').body())}\n\n"
 
 
 async def _complete(request, engine: Engine, model_name: str, max_tokens_limit: int, max_body: int):
@@ -320,30 +388,51 @@ async def _complete(request, engine: Engine, model_name: str, max_tokens_limit: 
     from fastapi.responses import JSONResponse, StreamingResponse
     body = await _read_body(request, max_body)
     if isinstance(body, dict) and body.get('model') not in (None, model_name):
-        raise RequestError(f"The model {body['model']!r} does not exist; this server has {model_name!r}.", 'model', 404, 'not_found_error')
+        raise RequestError(f"The model {sampling.brief_repr(body['model'])} does not exist; this server has {model_name!r}.",
+                           'model', 404, 'not_found_error')
     settings, warnings = parse_completion(body, engine.tokenizer, engine.block_size, max_tokens_limit)
     stream, prompt_tokens = settings.pop('stream'), settings.pop('prompt_tokens')
     loop, events = asyncio.get_running_loop(), asyncio.Queue()
     completion = Completion(emit=lambda *event: loop.call_soon_threadsafe(events.put_nowait, event), **settings)
     engine.submit(completion)
     cid, extra = f'cmpl-{secrets.token_hex(12)}', ({'warnings': warnings} if warnings else {})
-    if stream:
+    if stream:  # starlette watches for the client leaving, and closes `sse` if it does
         async def sse():
             first = True
             async for kind, value in _events(completion, events):
-                if kind == 'error': yield f"data: {json.dumps(RequestError(value, status=500, kind='server_error').body())}\n\n"; return
+                if kind == 'error': yield _error_event(value); break  # this request failed alone: its stream still ends
                 chunk = _chunk(cid, model_name, value if kind == 'text' else '', value if kind == 'done' else None, **(extra if first else {}))
                 first = False
                 yield f'data: {json.dumps(chunk)}\n\n'
             yield 'data: [DONE]\n\n'
         return StreamingResponse(sse(), media_type='text/event-stream', headers={'Cache-Control': 'no-cache'})
-    texts, finish = [], None
-    async for kind, value in _events(completion, events):
-        if kind == 'error': raise RequestError(value, status=500, kind='server_error')
-        if kind == 'text': texts.append(value)
-        else: finish = value
+    texts, finish, watch = [], None, asyncio.ensure_future(_until_gone(request, events))
+    try:
+        async for kind, value in _events(completion, events):  # 'gone' ends it, and the engine drops the request
+            if kind == 'error': raise RequestError(value, status=500, kind='server_error')
+            if kind == 'text': texts.append(value)
+            if kind == 'done': finish = value
+    finally: watch.cancel()
     usage = {'prompt_tokens': prompt_tokens, 'completion_tokens': completion.generated, 'total_tokens': prompt_tokens + completion.generated}
-    return JSONResponse(_chunk(cid, model_name, ''.join(texts), finish, usage=usage, **extra))
+    return JSONResponse(_chunk(cid, model_name, ''.join(texts), finish, usage=usage, **extra))  # after 'gone': sent nowhere
+
+# %% ../nbs/12_serving.ipynb #d28a0c9f
+LOCAL_HOSTS = ('localhost', '127.0.0.1', '::1')  # this machine's own names, which no page elsewhere can claim
+
+
+def host_of(url: str) -> str | None:
+    "The host name of `url` ('//127.0.0.1:8000', 'http://localhost:8000'), lower case, without port or brackets; None if none"
+    try: return urlsplit(url).hostname
+    except ValueError: return None  # a malformed header, such as an unclosed '[' of an IPv6 address
+
+
+def served_hosts(host: str,  # the address the server binds
+                 api_key: str | None,  # its key, if any
+                 allow_hosts=(),  # more names to answer to; '*': any
+                ) -> set | None:
+    "The host names a request's Host and Origin may carry; None (any) with a key, when bound to every address, or with '*'"
+    if api_key is not None or host in ('0.0.0.0', '::') or '*' in allow_hosts: return None
+    return {*LOCAL_HOSTS, host.lower(), *(name.lower() for name in allow_hosts)}
 
 # %% ../nbs/12_serving.ipynb #90aa052f
 def make_app(model,  # a GPT in eval mode
@@ -353,7 +442,8 @@ def make_app(model,  # a GPT in eval mode
              max_tokens_limit: int = 1024,  # the most tokens one request may generate
              slots: int = 16,  # the most requests decoded together
              max_waiting: int = 256,  # requests that may wait for a row before the server answers 503
-             max_body: int = 1 << 20):  # the largest request body, in bytes
+             max_body: int = 1 << 20,  # the largest request body, in bytes
+             hosts: set | None = None):  # the host names that Host and Origin headers may carry (None: any)
     "The FastAPI application: /v1/completions, /v1/models, /health and the playground at /"
     fastapi, responses = _require('fastapi'), _require('fastapi.responses')
     engine = Engine(model, tokenizer, slots)
@@ -367,10 +457,22 @@ def make_app(model,  # a GPT in eval mode
     app.state.engine = engine
     @app.exception_handler(RequestError)
     async def request_error(request, e): return responses.JSONResponse(e.body(), status_code=e.status)
+    @app.exception_handler(Exception)
+    async def bug(request, e):  # still logged with its traceback; the client gets OpenAI's shape
+        return responses.JSONResponse(RequestError(describe(e), status=500, kind='server_error').body(), status_code=500)
+    def check_host(request):
+        "Refuse a Host or Origin header naming another host: a web page elsewhere must not drive a server without a key"
+        if hosts is None: return
+        for header, prefix in (('host', '//'), ('origin', '')):
+            value = request.headers.get(header)
+            if value is not None and host_of(prefix + value) not in hosts:
+                raise RequestError(f'{header.title()} {sampling.brief_repr(value)} is not a name this server answers to: open it as '
+                                   'http://127.0.0.1:PORT/, or give the server an --api_key or --allow_host that name.', header, 403,
+                                   'permission_error')
     def authorize(request):
         if api_key is None: return
-        sent = request.headers.get('authorization', '')
-        if not hmac.compare_digest(sent.encode(), f'Bearer {api_key}'.encode()):
+        sent = request.headers.get('authorization', '').encode('latin-1')  # the bytes the client sent (starlette decodes latin-1)
+        if not hmac.compare_digest(sent, f'Bearer {api_key}'.encode('utf-8')):
             raise RequestError('Missing or wrong API key: send the header `Authorization: Bearer KEY`.', status=401, kind='authentication_error')
     async def completions(request):
         authorize(request)
@@ -381,12 +483,16 @@ def make_app(model,  # a GPT in eval mode
         return responses.JSONResponse({'object': 'list', 'data': [{'id': model_name, 'object': 'model', 'created': 0, 'owned_by': 'nanogpt'}]})
     async def health(request):
         return responses.JSONResponse({'status': 'ok', 'model': model_name, 'running': engine.caches.rows, 'waiting': len(engine.waiting),
-                                       'auth': api_key is not None})
-    async def playground(request):
-        return responses.HTMLResponse(PLAYGROUND.replace('{{MODEL}}', html.escape(model_name)).replace('{{MODEL_JSON}}', json.dumps(model_name)))
+                                       'auth': api_key is not None, 'steps': engine.steps})
+    async def playground(request): return responses.HTMLResponse(playground_page(model_name))
+    def checked(endpoint):  # every route checks the Host and Origin headers first
+        async def route(request):
+            check_host(request)
+            return await endpoint(request)
+        return route
     for path, endpoint, method in (('/v1/completions', completions, 'POST'), ('/v1/models', models, 'GET'), ('/health', health, 'GET'),
                                    ('/', playground, 'GET')):
-        app.add_route(path, endpoint, methods=[method])  # plain routes: each endpoint reads its request itself
+        app.add_route(path, checked(endpoint), methods=[method])  # plain routes: each endpoint reads its request itself
     return app
 
 # %% ../nbs/12_serving.ipynb #08fb5adb
@@ -394,7 +500,7 @@ PLAYGROUND = '''<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>nanogpt playground</title>
 <style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}textarea{width:100%;font:inherit}
 label{display:inline-block;margin:.5rem 1.2rem .5rem 0}pre{white-space:pre-wrap;background:#f4f4f4;padding:1rem;min-height:8rem}
-#status{color:#666}</style></head>
+#status{color:#666}#warnings{color:#a40}</style></head>
 <body><h1>nanogpt playground</h1><p>Model: <b>{{MODEL}}</b></p>
 <textarea id="prompt" rows="3">ROMEO:</textarea><br>
 <label>temperature <input id="temperature" type="range" min="0" max="2" step="0.05" value="0.8"> <span></span></label>
@@ -403,6 +509,7 @@ label{display:inline-block;margin:.5rem 1.2rem .5rem 0}pre{white-space:pre-wrap;
 <label>max tokens <input id="max_tokens" type="number" min="1" value="200" style="width:5rem"></label>
 <label>API key <input id="api_key" type="password" placeholder="if the server has one"></label>
 <button id="go">Generate</button> <span id="status"></span>
+<p id="warnings"></p>
 <pre id="output" data-chunks="0" data-reads="0"></pre>
 <script>
 const $ = id => document.getElementById(id);
@@ -413,7 +520,8 @@ $('go').onclick = async () => {
     max_tokens: +$('max_tokens').value, temperature: +$('temperature').value, top_k: +$('top_k').value, top_p: +$('top_p').value};
   const headers = {'Content-Type': 'application/json'};
   if ($('api_key').value) headers.Authorization = 'Bearer ' + $('api_key').value;
-  out.textContent = body.prompt; out.dataset.chunks = out.dataset.reads = 0; $('status').textContent = 'generating...'; $('go').disabled = true;
+  out.textContent = body.prompt; out.dataset.chunks = out.dataset.reads = 0; $('warnings').textContent = '';
+  $('status').textContent = 'generating...'; $('go').disabled = true;
   try {
     const response = await fetch('/v1/completions', {method: 'POST', headers, body: JSON.stringify(body)});
     if (!response.ok) throw new Error((await response.json()).error.message);
@@ -430,6 +538,7 @@ $('go').onclick = async () => {
         if (data === '[DONE]') continue;
         const chunk = JSON.parse(data);
         if (chunk.error) throw new Error(chunk.error.message);
+        if (chunk.warnings) $('warnings').textContent = 'warning: ' + chunk.warnings.join(' ');
         out.textContent += chunk.choices[0].text; out.dataset.chunks = +out.dataset.chunks + 1;
       }
     }
@@ -440,6 +549,33 @@ $('go').onclick = async () => {
 </script></body></html>
 '''
 
+
+def playground_page(model_name: str) -> str:
+    "The playground naming `model_name`: escaped as HTML in the page, and as a JSON string that cannot end its script block"
+    values = {'MODEL': html.escape(model_name), 'MODEL_JSON': json.dumps(model_name).replace('<', '\\u003c')}  # no '</script>'
+    return re.sub(r'\{\{(MODEL|MODEL_JSON)\}\}', lambda m: values[m[1]], PLAYGROUND)  # in one pass: a name is never re-read
+
+# %% ../nbs/12_serving.ipynb #987cad4e
+def listen(host: str,  # the address to bind
+           port: int,  # the port
+          ) -> socket.socket:
+    "A socket bound to host:port and listening, or a ConfigError saying why not"
+    try: family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as e:
+        raise ConfigError(f'--host {host}: no such address ({e.strerror}); pass an IP address such as 127.0.0.1, '
+                          'or a name that resolves.') from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a port left in TIME_WAIT is free
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as e:
+        sock.close()
+        advice = 'pass another --host or --port'
+        if e.errno == errno.EADDRINUSE: advice = 'another program listens there: pass another --port, or stop that program'
+        raise ConfigError(f'cannot listen on {host}:{port}: {e.strerror}; {advice}.') from None
+    return sock
+
 # %% ../nbs/12_serving.ipynb #3a7af803
 def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hugging Face-layout folder
           host: str = '127.0.0.1',  # the address to bind; 0.0.0.0 opens the server to the network
@@ -449,7 +585,8 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
           slots: int = 16,  # the most requests decoded together (1: one at a time)
           quantize: str | None = None,  # 'int8': int8 dynamic-quantized linear layers (CPU only)
           device: str = 'cpu',  # where the model runs (a resolved device)
-          name: str | None = None):  # the model's id (default: the folder's or model's name)
+          name: str | None = None,  # the model's id (default: the folder's or model's name)
+          allow_hosts=()):  # more host names a key-less server answers to ('*': any), as `served_hosts`
     "Serve a model with an OpenAI-compatible completions API until SIGTERM (exit 0) or Ctrl-C"
     import signal as signals
     from pathlib import Path
@@ -457,21 +594,22 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
     from nanogpt.checkpoint import load_model
     uvicorn = _require('uvicorn')
     if quantize and device != 'cpu': raise ConfigError(f'--quantize {quantize} runs on the CPU; pass --device=cpu or drop --quantize.')
+    sock = listen(host, port)  # a port in use or a host that does not resolve fails here, before the model loads
     model, tokenizer = load_model(source, device)
     if quantize: model = quantize_model(model, quantize)
     name = name or Path(str(source)).name
-    app = make_app(model, tokenizer, name, api_key, max_tokens_limit, slots)
+    app = make_app(model, tokenizer, name, api_key, max_tokens_limit, slots, hosts=served_hosts(host, api_key, allow_hosts))
     class Server(uvicorn.Server):
         def handle_exit(self, sig, frame):
             super().handle_exit(sig, frame)
             if sig == signals.SIGTERM: self._captured_signals.remove(sig)  # a requested stop: exit 0 once drained
     server = Server(uvicorn.Config(app, host=host, port=port, log_level='warning', timeout_graceful_shutdown=60))
-    if host not in ('127.0.0.1', 'localhost', '::1') and api_key is None:
+    if host not in LOCAL_HOSTS and api_key is None:
         print(f'warning: serving on {host} without --api_key: anyone who can reach this port can use the model.', flush=True)
     url = f'http://{"localhost" if host in ("0.0.0.0", "::") else host}:{port}'
     auth = " -H 'Authorization: Bearer $KEY'" if api_key else ''
     print(f'serving {name} ({model.config.n_layer} layers, {model.config.n_embd} channels, context {model.config.block_size}, '
           f'{slots} requests at a time) at {url}\n  playground: {url}/\n  try: curl {url}/v1/completions{auth} '
           f"-H 'Content-Type: application/json' -d '{json.dumps({'model': name, 'prompt': 'ROMEO:', 'max_tokens': 50})}'", flush=True)
-    server.run()
+    server.run(sockets=[sock])
     return 0
