@@ -227,7 +227,8 @@ def check_export_folder(path: Path,  # the folder to write
         raise ConfigError(f'{path} already holds other files ({shown}): export into a new or empty folder, so that nothing of '
                           'yours or of another export is replaced or mixed with this one.')
     if not overwrite:
-        raise ConfigError(f'{path} already holds a {format} export: pass overwrite=True (--overwrite) to replace it, or another folder.')
+        raise ConfigError(f'{path} already holds a {format} export: pass overwrite=True (--overwrite) to replace it, '
+                          'or another folder.')
 
 
 def replace_folder(new: Path,  # a finished folder
@@ -251,7 +252,8 @@ def write_export(model: GPT,  # the model to export
         (folder / 'model.pt2').write_bytes(buffer.getvalue())
     elif quantize is None: write_onnx(model, folder / 'model.onnx')
     else:
-        with tempfile.TemporaryDirectory(dir=folder) as scratch: quantize_onnx(write_onnx(model, Path(scratch) / 'float.onnx'), folder / 'model.onnx')
+        with tempfile.TemporaryDirectory(dir=folder) as scratch:
+            quantize_onnx(write_onnx(model, Path(scratch) / 'float.onnx'), folder / 'model.onnx')
     (folder / 'config.json').write_bytes((json.dumps(hf_config(model.config), indent=2) + '\n').encode())
     if tokenizer is not None: (folder / TOKENIZER_FILE).write_bytes((json.dumps(tokenizer.to_meta()) + '\n').encode())
 
