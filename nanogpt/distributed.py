@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from contextlib import nullcontext
 from datetime import timedelta
 
@@ -96,8 +97,11 @@ def gather(self: ProcessGroup, obj,  # anything picklable
 
 @patch
 def close(self: ProcessGroup):
-    "Leave the process group (at the end, on error and on Ctrl-C alike)"
-    if self.launched and dist.is_initialized(): dist.destroy_process_group()
+    "Leave the process group (at the end, on error and on Ctrl-C alike); after a clean finish, only once every process is done"
+    if not (self.launched and dist.is_initialized()): return
+    try:
+        if sys.exc_info()[0] is None: dist.barrier()  # no process drops its connections while another still reads from them
+    finally: dist.destroy_process_group()
 
 # %% ../nbs/09_ddp.ipynb #474951d7
 class Distributed(ProcessGroup):

@@ -7,9 +7,15 @@ from __future__ import annotations
 
 import copy
 import functools
+import io
 import json
+import logging
+import os
+import secrets
+import shutil
 import tempfile
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -17,9 +23,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim
 
-from .checkpoint import TOKENIZER_FILE
+from .checkpoint import TOKENIZER_FILE, load_model
 from .errors import ConfigError, MissingError
-from .files import atomic_file, atomic_write_bytes, require, tensor_digest
+from .files import atomic_file, require, tensor_digest
 from .model import GPT, GPTConfig
 from .pretrained import config_from_hf, hf_config, save_pretrained
 from .runtime import BF16_MARGIN, cached, machine_key, remember, time_steps
@@ -29,7 +35,8 @@ from .tokenizers import tokenizer_from_meta
 # %% auto #0
 __all__ = ['ONNX_INPUTS', 'ONNX_OUTPUTS', 'QUANTIZE_SCHEMES', 'FORMATS', 'NO_INT8', 'SAMPLING_PRECISIONS', 'MAX_LOSS_CHANGE',
            'PastCache', 'ExportableGPT', 'empty_cache', 'dynamic_shapes', 'example_inputs', 'export_program',
-           'write_onnx', 'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model', 'export_model', 'with_precision',
+           'without_records', 'write_onnx', 'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model',
+           'check_export_folder', 'replace_folder', 'write_export', 'export_model', 'export_run', 'with_precision',
            'own_text', 'window_loss', 'measure_sampling', 'pick_precision', 'choose_sampling_precision']
 
 # %% ../nbs/11_export.ipynb #7d065e6b
@@ -99,6 +106,17 @@ def export_program(model: GPT,  # the model (put in eval mode)
 
 # %% ../nbs/11_export.ipynb #32ec0f05
 ONNX_INPUTS, ONNX_OUTPUTS = ['idx', 'past_keys', 'past_values'], ['logits', 'present_keys', 'present_values']
+_REGISTRY_LOGGER = 'torch.onnx._internal.exporter._registration'  # says on every export that torchvision's operators are skipped
+
+
+@contextmanager
+def without_records(name: str,  # a logger's name
+                    text: str):  # what the records to drop contain
+    "Inside, the logger `name` drops its records that contain `text`; on the way out it is as it was"
+    logger, keep = logging.getLogger(name), lambda record: text not in record.getMessage()
+    logger.addFilter(keep)
+    try: yield
+    finally: logger.removeFilter(keep)
 
 
 def write_onnx(model: GPT,  # the model (put in eval mode)
@@ -107,7 +125,7 @@ def write_onnx(model: GPT,  # the model (put in eval mode)
     "Export the model's `ExportableGPT` to ONNX with dynamic batch, time and past"
     require('onnx'); require('onnxscript')
     parameter = next(model.parameters())
-    with torch.no_grad(), warnings.catch_warnings():
+    with torch.no_grad(), warnings.catch_warnings(), without_records(_REGISTRY_LOGGER, 'torchvision is not installed'):
         warnings.filterwarnings('ignore', message='.*(axis name|LeafSpec).*')  # notes on naming the axes, internal deprecations
         onnx_program = torch.onnx.export(ExportableGPT(model).eval(), example_inputs(model.config, parameter.device, parameter.dtype),
                                          dynamo=True, dynamic_shapes=dynamic_shapes(model.config), input_names=ONNX_INPUTS,
@@ -196,29 +214,84 @@ NO_INT8 = {'pt2': "torch.export cannot save PyTorch's int8 layers (their packed 
            'hf': 'the Hugging Face layout holds float weights'}
 
 
+def check_export_folder(path: Path,  # the folder to write
+                        format: str,  # one of FORMATS
+                        overwrite: bool = False,  # replace a previous export in `format`
+                       ):
+    "Refuse a folder unless it is absent or empty, or holds a previous export in `format` and `overwrite` says to replace it"
+    if path.exists() and not path.is_dir(): raise ConfigError(f'{path} is a file: pass a folder to write the export into.')
+    names = {p.name for p in path.iterdir()} if path.is_dir() else set()
+    if not names: return
+    if FORMATS[format][0] not in names or not names <= {FORMATS[format][0], 'config.json', TOKENIZER_FILE}:
+        shown = ', '.join(sorted(names)[:4]) + (', ...' if len(names) > 4 else '')
+        raise ConfigError(f'{path} already holds other files ({shown}): export into a new or empty folder, so that nothing of '
+                          'yours or of another export is replaced or mixed with this one.')
+    if not overwrite:
+        raise ConfigError(f'{path} already holds a {format} export: pass overwrite=True (--overwrite) to replace it, '
+                          'or another folder.')
+
+
+def replace_folder(new: Path,  # a finished folder
+                   path: Path):  # where it goes: absent, empty, or a folder to replace
+    "Put `new` at `path`; a folder there is set aside, and removed once `new` is in its place"
+    if not path.exists() or not any(path.iterdir()): return os.replace(new, path)  # a rename replaces an empty folder
+    old = path.with_name(f'.{path.name}.{secrets.token_hex(4)}.old')
+    os.rename(path, old)
+    os.rename(new, path)
+    shutil.rmtree(old)
+
+# %% ../nbs/11_export.ipynb #989d3338
+def write_export(model: GPT,  # the model to export
+                 folder: Path,  # a new, empty folder
+                 format: str, quantize: str | None, tokenizer):  # as for `export_model`
+    "Write the files of the export into `folder`"
+    if format == 'hf': return save_pretrained(model, folder, tokenizer)
+    if format == 'pt2':
+        buffer = io.BytesIO()  # in memory first: a full disk then fails in Python's write, not inside PyTorch's zip writer
+        torch.export.save(export_program(model), buffer)
+        (folder / 'model.pt2').write_bytes(buffer.getvalue())
+    elif quantize is None: write_onnx(model, folder / 'model.onnx')
+    else:
+        with tempfile.TemporaryDirectory(dir=folder) as scratch:
+            quantize_onnx(write_onnx(model, Path(scratch) / 'float.onnx'), folder / 'model.onnx')
+    (folder / 'config.json').write_bytes((json.dumps(hf_config(model.config), indent=2) + '\n').encode())
+    if tokenizer is not None: (folder / TOKENIZER_FILE).write_bytes((json.dumps(tokenizer.to_meta()) + '\n').encode())
+
+
 def export_model(model: GPT,  # the model to export (put in eval mode)
-                 path,  # the folder to write (created if needed)
+                 path,  # the folder to write: absent, empty, or a previous export in `format` with `overwrite`
                  format: str,  # 'onnx' (ONNX Runtime), 'pt2' (torch.export) or 'hf' (the Hugging Face layout)
                  quantize: str | None = None,  # None, or 'int8' (ONNX only)
                  tokenizer=None,  # its tokenizer, saved beside it so a runtime can encode and decode text
+                 overwrite: bool = False,  # replace a previous export in `format` at `path`
                 ) -> Path:
-    "Write the model in `format` to the folder `path`, with config.json and the tokenizer beside it; return the model file"
+    "Write the model in `format` as the folder `path`, with config.json and the tokenizer, whole or not at all; return the model file"
     if format not in FORMATS: raise ConfigError(f'Unknown export format {format!r}: use onnx, pt2 or hf.')
     if quantize not in FORMATS[format][1]:
         if quantize not in QUANTIZE_SCHEMES: raise ConfigError(f'Unknown quantization {quantize!r} for export: use int8 (with onnx).')
         raise ConfigError(f'--format {format} with --quantize {quantize} does not exist: {NO_INT8.get(format, "")}. The combinations '
                           f'are onnx, onnx with int8, pt2 and hf; for int8 use --format onnx --quantize int8, or sample with --quantize int8.')
-    path = Path(path)
-    path.mkdir(parents=True, exist_ok=True)
-    if format == 'hf': return save_pretrained(model, path, tokenizer) / 'model.safetensors'
-    file = path / FORMATS[format][0]
-    if format == 'pt2': atomic_file(file, lambda tmp: torch.export.save(export_program(model), tmp))
-    elif quantize is None: write_onnx(model, file)
-    else:
-        with tempfile.TemporaryDirectory(dir=path) as scratch: quantize_onnx(write_onnx(model, Path(scratch) / 'float.onnx'), file)
-    atomic_write_bytes(path / 'config.json', (json.dumps(hf_config(model.config), indent=2) + '\n').encode())
-    if tokenizer is not None: atomic_write_bytes(path / TOKENIZER_FILE, (json.dumps(tokenizer.to_meta()) + '\n').encode())
-    return file
+    path = Path(path).resolve()
+    check_export_folder(path, format, overwrite)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f'.{path.name}.{secrets.token_hex(4)}.tmp')  # beside it: the same disk, so a rename moves it
+    staging.mkdir()
+    try:
+        write_export(model, staging, format, quantize, tokenizer)
+        replace_folder(staging, path)
+    finally:
+        if staging.exists(): shutil.rmtree(staging)
+    return path / FORMATS[format][0]
+
+
+def export_run(source,  # what `load_model` reads: a run's folder, a Hugging Face folder or a GPT-2 name
+               to=None,  # the folder to write (None: SOURCE/export-FORMAT[-QUANTIZE])
+               format: str = 'onnx', quantize: str | None = None, overwrite: bool = False,  # as for `export_model`
+              ) -> Path:
+    "What `nanogpt export` does: load the model `source` names and export it with its tokenizer; returns the model file"
+    to = Path(to) if to else Path(source) / f"export-{format}{'-' + quantize if quantize else ''}"
+    model, tokenizer = load_model(source, 'cpu')
+    return export_model(model, to, format, quantize, tokenizer, overwrite)
 
 # %% ../nbs/11_export.ipynb #65bf872b
 SAMPLING_PRECISIONS = ('float32', 'bf16', 'int8')  # float32 weights, and `quantize_model`'s two schemes
