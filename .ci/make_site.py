@@ -43,6 +43,7 @@ BRANCH = cfg.get('branch', 'main')
 BASEURL = cfg.get('doc_baseurl', '/').rstrip('/')  # where GitHub Pages serves the site: /REPO
 COLAB = f"https://colab.research.google.com/github/{cfg['user']}/{cfg['repo']}/blob/{BRANCH}/{cfg['nbs_path']}"
 # The site's sections after the front page: Part 1 (build a GPT), Part 2 (use it), then the engine room (nbs/engine/).
+PAGES = ('index', 'results')  # pages of their own, not lessons: the front page and the measured results
 PART_2 = ('08_gpt2', '09_ddp', '11_export', '12_serving', '13_lora')  # the rest of the numbered lessons are Part 1
 WIDGET_NOTE = ('<p class="admonition note">This output is an interactive widget: it appears when you run the '
                'notebook in JupyterLab (or Colab), where a kernel answers it.</p>')
@@ -153,7 +154,7 @@ def prepare(nb: dict,  # a notebook, as JSON
             src = to_mathml(fix_links(fix_images(src, name), name))
         cell['source'] = src
         cells.append(cell)
-    if name != 'index': cells.insert(1, launch_cell(name))
+    if name not in PAGES: cells.insert(1, launch_cell(name))
     nb['cells'] = cells
     nb['metadata'].pop('widgets', None)
     return nb
@@ -329,11 +330,12 @@ def build(out: Path) -> int:  # where the site goes
             nb = json.loads((NBS / f'{stem}.ipynb').read_text(encoding='utf-8'))
             (docs / f'{stem}.ipynb').parent.mkdir(parents=True, exist_ok=True)
             (docs / f'{stem}.ipynb').write_text(json.dumps(prepare(nb, stem)), encoding='utf-8')
-            if stem != 'index': sections[section_of(stem)].append({title_of(nb): f'{stem}.ipynb'})
+            if stem not in PAGES: sections[section_of(stem)].append({title_of(nb): f'{stem}.ipynb'})
         for image in IMAGES:
             (docs / image).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(NBS / image, docs / image)
         nav = [{'Home': 'index.ipynb'}, *({name: pages} for name, pages in sections.items())]
+        nav.append({'Results': 'results.ipynb'})
         nav.append({'API reference': [{title: page} for title, page in api_pages(docs)]})
         config = write_config(work, out, nav)
         if out.exists(): shutil.rmtree(out)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import config
 from .config import config_help
-from .errors import ConfigError, NanoGPTError, os_error_message
+from .errors import ConfigError, DataError, NanoGPTError, os_error_message
 
 # %% auto #0
 __all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'field_types', 'check_value', 'parse_value', 'read_config_file', 'default_preset',
@@ -44,8 +44,10 @@ def _add_prepare(sub):
 
 def _run_prepare(args):
     from nanogpt.data import load_meta, prepare
-    out = prepare(args.dataset, args.data_dir, name=args.name, tokenizer=args.tokenizer, vocab_size=args.vocab_size,
-                  val_fraction=args.val_fraction, src=args.src)
+    try: out = prepare(args.dataset, args.data_dir, name=args.name, tokenizer=args.tokenizer, vocab_size=args.vocab_size,
+                       val_fraction=args.val_fraction, src=args.src)
+    except OSError as e:  # a full disk, a folder you may not write to: the dataset is written as a set, so nothing was replaced
+        raise DataError(f'{os_error_message(e)}; nothing was replaced: a dataset already in {args.data_dir} is as it was.') from None
     meta = load_meta(out)
     print(f"prepared {out}: {meta['tokens']['train']:,} train and {meta['tokens']['val']:,} val tokens, "
           f"vocab_size {meta['vocab_size']:,} ({meta['dtype']})")
@@ -207,30 +209,30 @@ def _add_export(sub):
     p.add_argument('--format', required=True, choices=['onnx', 'pt2', 'hf', 'peft'], help='what to write')
     p.add_argument('--quantize', choices=['int8'], default=None, help='int8 weights (with --format onnx)')
     p.add_argument('--to', default=None, help='the folder to write (default: OUT_DIR/export-FORMAT[-int8])')
+    p.add_argument('--overwrite', action='store_true', help='replace an earlier export of the same format in --to '
+                   '(default: refuse a folder that is not empty; another format or other files are always refused)')
     p.set_defaults(run=_run_export)
 
 
 def _run_export(args):
-    from nanogpt.checkpoint import load_model
-    from nanogpt.export import export_model
     source = _source(args)
-    to = Path(args.to) if args.to else Path(source) / f"export-{args.format}{'-' + args.quantize if args.quantize else ''}"
-    if to.exists() and not to.is_dir(): raise ConfigError(f'--to {to} is a file: pass a folder to write the export into.')
-    if args.format == 'peft':  # the adapters alone, in peft's layout (lesson 13)
-        if args.quantize: raise ConfigError('--format peft writes the adapters as they were trained: drop --quantize.')
-        from nanogpt.lora import export_peft
-        written = export_peft(source, to)
-        return print(f'exported the adapters of {source} for peft: {written} ({written.stat().st_size / 1e3:.1f} kB) and '
-                     f'adapter_config.json in {to}/; peft puts them on the base model in the Hugging Face layout (for a '
-                     'nanogpt run: nanogpt export --out_dir=BASE --format hf)')
-    model, tokenizer = load_model(source, 'cpu')
-    existed = to.exists()
-    try: written = export_model(model, to, args.format, args.quantize, tokenizer)
-    except BaseException:  # a missing extra, an exporter's error: leave no empty folder behind
-        if not existed and to.is_dir() and not any(to.iterdir()): to.rmdir()
-        raise
+    if args.format == 'peft': return _export_peft(args, source)
+    from nanogpt.export import export_run
+    written = export_run(source, args.to, args.format, args.quantize, args.overwrite)
     print(f'exported {source} as {args.format}{" (" + args.quantize + ")" if args.quantize else ""}: {written} '
-          f'({written.stat().st_size / 1e6:.2f} MB) and its config and tokenizer in {to}/')
+          f'({written.stat().st_size / 1e6:.2f} MB) and its config and tokenizer in {written.parent}/')
+
+
+def _export_peft(args, source: str):
+    "The adapters alone, in peft's layout (lesson 13)"
+    from nanogpt.lora import export_peft
+    if args.quantize: raise ConfigError('--format peft writes the adapters as they were trained: drop --quantize.')
+    to = Path(args.to) if args.to else Path(source) / 'export-peft'
+    if to.exists() and not to.is_dir(): raise ConfigError(f'--to {to} is a file: pass a folder to write the export into.')
+    written = export_peft(source, to)
+    print(f'exported the adapters of {source} for peft: {written} ({written.stat().st_size / 1e3:.1f} kB) and '
+          f'adapter_config.json in {to}/; peft puts them on the base model in the Hugging Face layout (for a '
+          'nanogpt run: nanogpt export --out_dir=BASE --format hf)')
 
 # %% ../nbs/engine/06_cli.ipynb #359b9e38
 def _add_serve(sub):
@@ -249,6 +251,9 @@ def _add_serve(sub):
     p.add_argument('--quantize', choices=['int8'], default=None, help='int8 dynamic-quantized linear layers, on the CPU (lesson 11)')
     p.add_argument('--device', default='auto', help="'auto' (cuda > mps > cpu), 'cpu', 'cuda', ... (default: auto)")
     p.add_argument('--name', default=None, help="the model's id in the API (default: the folder's name)")
+    p.add_argument('--allow_host', action='append', default=[], help='a host name a key-less server also answers to, '
+                   'beside localhost and --host (repeat it for several; * for any). Without a key, other Host and Origin '
+                   'headers are refused, so that a web page cannot drive your server')
     p.set_defaults(run=_run_serve)
 
 
@@ -260,7 +265,7 @@ def _run_serve(args):
         if getattr(args, flag) < 1: raise ConfigError(f'--{flag} must be at least 1, got {getattr(args, flag)}.')
     if args.api_key is not None and not args.api_key.strip(): raise ConfigError('--api_key is empty: pass a key, or leave it out.')
     return serve(_source(args), args.host, args.port, args.api_key, args.max_tokens_limit, args.slots, args.quantize,
-                 resolve_device(args.device), args.name)
+                 resolve_device(args.device), args.name, args.allow_host)
 
 # %% ../nbs/engine/06_cli.ipynb #a82ff3e6
 def build_parser() -> argparse.ArgumentParser:

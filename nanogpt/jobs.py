@@ -19,7 +19,7 @@ from .lora import train_lora
 from .memory import check_memory, dry_run
 from .runs import check_config, closing_evaluation, saved_iteration
 from .runtime import autocast_context, resolve_device, resolve_dtype
-from .sample import TextStream, check_sampling_args, generate_stream, sample_text
+from .sample import TextStream, check_sampling_args, generate_stream, sample_text, seeded_generator
 from .shape import fit_budget
 from .train import PRESETS, train
 
@@ -183,14 +183,12 @@ def sample_job(source: str,  # what model_source returned
               ):
     "Each sample as an iterator of text pieces"
     sampling = dict(temperature=temperature, top_k=top_k, top_p=top_p, repetition_penalty=repetition_penalty)
-    check_sampling_args(**sampling)
-    for name, value in (('num_samples', num_samples), ('max_new_tokens', max_new_tokens)):
-        if value < 1: raise ConfigError(f'--{name} must be at least 1, got {value}.')
-    if not 0 <= seed < 2**63: raise ConfigError(f'--seed must be in 0..2**63-1, got {seed}.')
+    check_sampling_args(**sampling, max_new_tokens=max_new_tokens, seed=seed)  # lesson 07's rules, by name
+    if num_samples < 1: raise ConfigError(f'--num_samples must be at least 1, got {num_samples}.')
     device = resolve_device(device)
     model, tokenizer = _sampling_model(source, device, quantize, compile, say)
     idx = torch.tensor([tokenizer.encode(read_prompt(start))], dtype=torch.long, device=device)  # (1, T)
     if idx.size(1) == 0: raise ConfigError('The prompt is empty: pass --start with at least one character.')
-    generator = torch.Generator(device=device).manual_seed(seed)
+    generator = seeded_generator(seed, device, '--seed')
     with autocast_context(device, resolve_dtype(dtype, device)):
         for _ in range(num_samples): yield _pieces(model, tokenizer, idx, max_new_tokens, sampling, generator)

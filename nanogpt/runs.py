@@ -90,7 +90,7 @@ def check_config(cfg):  # the settings to check, a TrainConfig
     "Refuse settings that make no sense, naming the setting, before anything is built"
     for key in ('batch_size', 'gradient_accumulation_steps', 'eval_interval', 'eval_iters', 'block_size', 'n_layer', 'n_head', 'n_embd'):
         if getattr(cfg, key) is not None and getattr(cfg, key) < 1: raise ConfigError(f'{key} must be at least 1, got {getattr(cfg, key)}.')
-    for key in ('max_iters', 'log_interval', 'warmup_iters', 'lr_decay_iters', 'reserve_tokens', 'lora_rank'):
+    for key in ('max_iters', 'log_interval', 'warmup_iters', 'lr_decay_iters', 'reserve_tokens'):
         if getattr(cfg, key) < 0: raise ConfigError(f'{key} must be 0 or more, got {getattr(cfg, key)}.')
     for key in ('learning_rate', 'min_lr', 'weight_decay', 'grad_clip', 'dropout', 'beta1', 'beta2'):
         value = getattr(cfg, key)
