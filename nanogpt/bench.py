@@ -398,7 +398,7 @@ def ref_rows(result: dict) -> list:
              1000 / statistics.median(r['gap_ms'] for r in ours)),
             (f"seconds to val {first['final_val']:.3f}, first seed (lower is better)", first['seconds'],
              time_to_loss(ours[0]['evals'], first['final_val']))]
-    for run in result.get('budget_runs', []):  # ours as --time_budget runs, each in the shape lesson 06's rule picks
+    for run in result.get('budget_runs', []):  # ours as --time_budget runs, each in the shape the speed notebook's rule picks
         given = f"ours --time_budget={run['budget']:.0f}, {run['shape']}"
         rows.append((f"seconds to val {first['final_val']:.3f}: {given} (lower is better)", first['seconds'],
                      time_to_loss(run['evals'], first['final_val'])))
@@ -451,7 +451,7 @@ def bench_ref(ref,  # a checkout of karpathy/nanoGPT
             lines = run_timed(ours_command + recipe_args(n, seed, out_dir=out_dir), tmp)
             return summarize_run(lines, out_dir, dataset, min(250, n), our_ms(out_dir))
         def ours_in(budget, seed):
-            "Ours given `budget` seconds, in the shape lesson 06's rule picks for it"
+            "Ours given `budget` seconds, in the shape the speed notebook's rule picks for it"
             out_dir = tmp / f'ours-{budget:.0f}s'
             lines = run_timed([sys.executable, '-m', 'nanogpt', 'train', f'--data_dir={tmp / "data"}', f'--out_dir={out_dir}', f'--seed={seed}',
                                f'--time_budget={budget:.1f}', '--progress=False', '--sample_tokens=0'], tmp)
