@@ -243,7 +243,9 @@ def replace_folder(new: Path,  # a finished folder
 # %% ../nbs/11_export.ipynb #989d3338
 def write_export(model: GPT,  # the model to export
                  folder: Path,  # a new, empty folder
-                 format: str, quantize: str | None, tokenizer):  # as for `export_model`
+                 format: str,  # 'onnx', 'pt2' or 'hf', as for `export_model`
+                 quantize: str | None,  # 'int8' (with onnx) or None
+                 tokenizer):  # the model's tokenizer, written beside it
     "Write the files of the export into `folder`"
     if format == 'hf': return save_pretrained(model, folder, tokenizer)
     if format == 'pt2':
@@ -286,7 +288,9 @@ def export_model(model: GPT,  # the model to export (put in eval mode)
 
 def export_run(source,  # what `load_model` reads: a run's folder, a Hugging Face folder or a GPT-2 name
                to=None,  # the folder to write (None: SOURCE/export-FORMAT[-QUANTIZE])
-               format: str = 'onnx', quantize: str | None = None, overwrite: bool = False,  # as for `export_model`
+               format: str = 'onnx',  # 'onnx', 'pt2' or 'hf', as for `export_model`
+               quantize: str | None = None,  # 'int8' (with onnx) or None
+               overwrite: bool = False,  # replace an earlier export of the same format in `to`
               ) -> Path:
     "What `nanogpt export` does: load the model `source` names and export it with its tokenizer; returns the model file"
     to = Path(to) if to else Path(source) / f"export-{format}{'-' + quantize if quantize else ''}"

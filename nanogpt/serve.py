@@ -458,7 +458,8 @@ def make_app(model,  # a GPT in eval mode
     @app.exception_handler(RequestError)
     async def request_error(request, e): return responses.JSONResponse(e.body(), status_code=e.status)
     @app.exception_handler(Exception)
-    async def bug(request, e):  # still logged with its traceback; the client gets OpenAI's shape
+    async def bug(request, e):
+        "Any other error: still logged with its traceback, and the client gets OpenAI's shape"
         return responses.JSONResponse(RequestError(describe(e), status=500, kind='server_error').body(), status_code=500)
     def check_host(request):
         "Refuse a Host or Origin header naming another host: a web page elsewhere must not drive a server without a key"
