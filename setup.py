@@ -49,6 +49,8 @@ setuptools.setup(
     ],
     packages=setuptools.find_packages(include=[cfg['lib_path'], cfg['lib_path'] + '.*']),
     include_package_data=True,
+    # enables the package's Jupyter Server extension: saving a lesson in JupyterLab leaves it as committed
+    data_files=[('etc/jupyter/jupyter_server_config.d', ['nanogpt/jupyter/nanogpt.json'])],
     install_requires=shlex.split(cfg.get('requirements', '')),
     extras_require={'dev': dev_requirements + export_requirements + serve_requirements, 'export': export_requirements,
                     'serve': serve_requirements},
