@@ -54,7 +54,7 @@ def atomic_write_bytes(path, data: bytes):
 
 # %% ../nbs/engine/01_files.ipynb #93ce0e7d
 def write_file_set(folder,  # the folder that holds the set
-                   files: dict,  # file name -> its bytes; renamed into place in this order
+                   files: dict,  # file name -> its bytes, or a Path written beside it; renamed in in this order
                   ) -> Path:
     "Replace `files` in `folder` as one set: all written to temporary names, then renamed in; any failure puts the old ones back"
     folder = Path(folder)
@@ -64,7 +64,9 @@ def write_file_set(folder,  # the folder that holds the set
     old = {name: folder / f'{name}.{tag}.old' for name in files}
     existed = {name: (folder / name).exists() for name in files}
     try:
-        for name, data in files.items(): tmp[name].write_bytes(data)  # mode: as the umask allows
+        for name, data in files.items():
+            if isinstance(data, Path): os.replace(data, tmp[name])  # written already, e.g. streamed by prepare
+            else: tmp[name].write_bytes(data)  # mode: as the umask allows
         for name in files:
             if existed[name]: os.replace(folder / name, old[name])
             os.replace(tmp[name], folder / name)
@@ -73,6 +75,7 @@ def write_file_set(folder,  # the folder that holds the set
             if old[name].exists(): os.replace(old[name], folder / name)
             elif not existed[name] and (folder / name).exists(): os.remove(folder / name)
             if tmp[name].exists(): os.remove(tmp[name])
+            if isinstance(files[name], Path): files[name].unlink(missing_ok=True)  # a new file, never to be used
         raise
     for path in old.values(): path.unlink(missing_ok=True)
     return folder
