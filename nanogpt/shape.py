@@ -23,7 +23,7 @@ __all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE', 'shape_config', '
 
 # %% ../nbs/engine/04_speed.ipynb #3db1cced
 BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384))  # (n_layer, n_embd): this notebook's ladder, and 6 x 384 for faster machines
-TOKENS_PER_PARAM = 8.0  # the sweep below: the best shape at a fixed time budget saw about 8 tokens per parameter (7.4 to 8.5)
+TOKENS_PER_PARAM = 8.0  # rough: the sweep below (one run per shape) put the 120 s optimum between 3.3 and 22 tokens per parameter
 TRAIN_SHARE = 0.7  # of a budget, the share spent on training steps at the measured speed (the sweep: 0.68; the rest: setup, evaluations, slower steps)
 
 
