@@ -22,7 +22,7 @@ from .model import GPT, LAYER_NORM_EPS, GPTConfig
 
 # %% auto #0
 __all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'config_from_hf', 'hf_config',
-           'from_hf_state_dict', 'to_hf_state_dict', 'pretrained_files', 'read_weights', 'load_pretrained',
+           'from_hf_state_dict', 'to_hf_state_dict', 'hub_cache', 'pretrained_files', 'read_weights', 'load_pretrained',
            'save_pretrained']
 
 # %% ../nbs/08_gpt2.ipynb #0998e18a
@@ -114,8 +114,16 @@ def _online(url: str, timeout: float = 3.0) -> bool:
     return True
 
 
+def hub_cache() -> Path:
+    "The Hugging Face cache as the environment names it now: HF_HUB_CACHE, else HF_HOME/hub, else huggingface_hub's default"
+    if os.environ.get('HF_HUB_CACHE'): return Path(os.environ['HF_HUB_CACHE'])
+    if os.environ.get('HF_HOME'): return Path(os.environ['HF_HOME']) / 'hub'
+    from huggingface_hub import constants
+    return Path(constants.HF_HUB_CACHE)
+
+
 def _hub_files(name: str) -> tuple[Path, Path]:
-    repo = HF_REPOS[name]
+    repo, files = HF_REPOS[name], ('config.json', 'model.safetensors')
     online_once = 'run once with network access (the files are then cached in ~/.cache/huggingface)'
     def instructions(how: str) -> str:
         return (f'{name} needs two files from https://huggingface.co/{repo}: config.json and model.safetensors. Either {how}, '
@@ -125,14 +133,15 @@ def _hub_files(name: str) -> tuple[Path, Path]:
     except ImportError:
         raise MissingError(f'The weights of {name} are not here and huggingface_hub is not installed. '
                                 f'{instructions("install huggingface_hub (pip install huggingface_hub) and " + online_once)}') from None
-    try:  # the local cache first: no network needed
-        return tuple(Path(hf_hub_download(repo, f, local_files_only=True)) for f in ('config.json', 'model.safetensors'))
-    except FileNotFoundError: pass  # huggingface_hub's LocalEntryNotFoundError: not cached yet
+    cache = hub_cache()
+    for cached_as in (repo, name):  # the local cache first, no network: the Hub's name, then the short one older caches use
+        try: return tuple(Path(hf_hub_download(cached_as, f, local_files_only=True, cache_dir=cache)) for f in files)
+        except FileNotFoundError: pass  # huggingface_hub's LocalEntryNotFoundError: not cached under this name
     if os.environ.get('HF_HUB_OFFLINE', '0') not in ('0', '') or not _online(constants.ENDPOINT):
         raise MissingError(f'The weights of {name} are not in the Hugging Face cache, and {constants.ENDPOINT} cannot be '
                                 f'reached (offline). {instructions(online_once)}')
     try:
-        return tuple(Path(hf_hub_download(repo, f)) for f in ('config.json', 'model.safetensors'))
+        return tuple(Path(hf_hub_download(repo, f, cache_dir=cache)) for f in files)
     except OSError as e:  # network and HTTP errors (requests' are OSErrors); anything else is a bug and shows its traceback
         raise MissingError(f'Could not download {name} ({describe(e, 200)}). {instructions(online_once)}') from None
 
