@@ -16,15 +16,14 @@ from . import config
 from .config import config_help
 from .errors import ConfigError, DataError, NanoGPTError, os_error_message
 
-# %% auto #0
-__all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'field_types', 'check_value', 'parse_value', 'read_config_file', 'default_preset',
-           'parse_train_args', 'build_parser', 'main']
-
-# %% ../nbs/engine/06_cli.ipynb #09bac196
 # The settings' names lived here before 0.2.0 (now the settings notebook's): old imports keep working
 TYPE_NAMES, DEFAULT_BUDGET, field_types = config.TYPE_NAMES, config.DEFAULT_BUDGET, config.field_types
 check_value, parse_value, read_config_file = config.check_value, config.parse_value, config.read_config_file
 default_preset, parse_train_args = config.default_preset, config.parse_train_args
+
+# %% auto #0
+__all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'field_types', 'check_value', 'parse_value', 'read_config_file', 'default_preset',
+           'parse_train_args', 'build_parser', 'main']
 
 # %% ../nbs/engine/06_cli.ipynb #a84d1e96
 def _add_prepare(sub):
@@ -58,10 +57,8 @@ def _add_bench(sub):
                        description='Benchmarks print figures measured side by side in one run; they never assert on time.')
     p.add_argument('name', choices=['loader', 'model', 'sample', 'ref'], help='loader: our batch loader against re-opening the '
                    'memmap per batch; model: GPT forward+backward against the lecture-style model; sample: generation '
-                   "with and without the KV cache; ref: nanoGPT itself (a checkout given by --ref) against ours, alternating: "
-                   "its train.py and `nanogpt train` on its CPU recipe (ms/iter, time to its final val loss, full-split val loss), "
-                   "ours as --time_budget runs given its wall time and a third of it, and its generate against ours (tok/s, ours in "
-                   "the precision the sampling rule picks), as one table of ratios")
+                   "with and without the KV cache; ref: nanoGPT itself (a checkout given by --ref) against ours, alternating, in "
+                   "training on its CPU recipe (speed, time to its loss, full-split loss) and sampling, as one table of ratios")
     p.add_argument('--data_dir', default='data', help='root folder of the datasets (default: data)')
     p.add_argument('--seconds', type=float, default=2.0, help='time spent on each measurement of loader and model (default: 2)')
     p.add_argument('--ref', help='with ref: a checkout of karpathy/nanoGPT (read only; its files run from a temporary copy)')
@@ -195,7 +192,7 @@ def _run_sample(args):
 def _source(args) -> str:
     "The model a command loads (the jobs notebook's `model_source`)"
     from nanogpt.jobs import model_source
-    return model_source(args.init_from, args.out_dir, getattr(args, 'device', 'auto'))  # export has no --device
+    return model_source(args.init_from, args.out_dir, args.device)
 
 # %% ../nbs/engine/06_cli.ipynb #7cd0f0a4
 def _add_export(sub):
@@ -211,28 +208,12 @@ def _add_export(sub):
     p.add_argument('--to', default=None, help='the folder to write (default: OUT_DIR/export-FORMAT[-int8])')
     p.add_argument('--overwrite', action='store_true', help='replace an earlier export of the same format in --to '
                    '(default: refuse a folder that is not empty; another format or other files are always refused)')
-    p.set_defaults(run=_run_export)
+    p.set_defaults(run=_run_export, device='auto')  # the device whose default run --out_dir defaults to
 
 
 def _run_export(args):
-    source = _source(args)
-    if args.format == 'peft': return _export_peft(args, source)
-    from nanogpt.export import export_run
-    written = export_run(source, args.to, args.format, args.quantize, args.overwrite)
-    print(f'exported {source} as {args.format}{" (" + args.quantize + ")" if args.quantize else ""}: {written} '
-          f'({written.stat().st_size / 1e6:.2f} MB) and its config and tokenizer in {written.parent}/')
-
-
-def _export_peft(args, source: str):
-    "The adapters alone, in peft's layout (lesson 13)"
-    from nanogpt.lora import export_peft
-    if args.quantize: raise ConfigError('--format peft writes the adapters as they were trained: drop --quantize.')
-    to = Path(args.to) if args.to else Path(source) / 'export-peft'
-    if to.exists() and not to.is_dir(): raise ConfigError(f'--to {to} is a file: pass a folder to write the export into.')
-    written = export_peft(source, to)
-    print(f'exported the adapters of {source} for peft: {written} ({written.stat().st_size / 1e3:.1f} kB) and '
-          f'adapter_config.json in {to}/; peft puts them on the base model in the Hugging Face layout (for a '
-          'nanogpt run: nanogpt export --out_dir=BASE --format hf)')
+    from nanogpt.jobs import export_job
+    print(export_job(_source(args), args.format, args.to, args.quantize, args.overwrite))
 
 # %% ../nbs/engine/06_cli.ipynb #359b9e38
 def _add_serve(sub):

@@ -15,7 +15,8 @@ from .config import TrainOptions, default_preset
 from .data import DATASETS, load_tokenizer, prepare
 from .distributed import Distributed
 from .errors import ConfigError, DataError, MissingError, TrainingError
-from .lora import train_lora
+from .files import read_source
+from .lora import export_peft, train_lora
 from .memory import check_memory, dry_run
 from .runs import check_config, closing_evaluation, saved_iteration
 from .runtime import autocast_context, resolve_device, resolve_dtype
@@ -24,7 +25,7 @@ from .shape import fit_budget
 from .train import PRESETS, train
 
 # %% auto #0
-__all__ = ['model_source', 'read_prompt', 'describe_run', 'train_job', 'sample_job']
+__all__ = ['model_source', 'read_prompt', 'describe_run', 'train_job', 'sample_job', 'export_job']
 
 # %% ../nbs/engine/12_jobs.ipynb #a0009c36
 def model_source(init_from: str = 'resume',  # 'resume' (the run in out_dir), a GPT-2 name, or a folder
@@ -42,14 +43,12 @@ def model_source(init_from: str = 'resume',  # 'resume' (the run in out_dir), a 
 
 def read_prompt(start: str,  # the prompt, or FILE:path
                ) -> str:
-    "The prompt text: `start` itself, or the UTF-8 text of the file named by `FILE:path`"
+    "The prompt text: `start` itself, or the UTF-8 text of the file named by `FILE:path` (read as the files notebook reads a source)"
     if not start.startswith('FILE:'): return start
-    path = Path(start[5:])
-    if path.is_dir(): raise ConfigError(f'--start={start}: {path} is a folder; name a text file.')
-    if not path.is_file(): raise MissingError(f'--start={start}: no such file {path}.')
-    try: return path.read_text(encoding='utf-8')
+    data = read_source(start[5:], limit=1 << 26, hint=f'--start={start} names the prompt: pass a UTF-8 text file.')
+    try: return data.decode('utf-8')
     except UnicodeDecodeError as e:
-        raise DataError(f'--start={start}: {path} is not UTF-8 text (byte {e.start} cannot be decoded); pass a text file.') from None
+        raise DataError(f'--start={start}: {start[5:]} is not UTF-8 text (byte {e.start} cannot be decoded); pass a text file.') from None
 
 # %% ../nbs/engine/12_jobs.ipynb #bcb283cf
 def _silent(*args, **kwargs): pass
@@ -192,3 +191,24 @@ def sample_job(source: str,  # what model_source returned
     generator = seeded_generator(seed, device, '--seed')
     with autocast_context(device, resolve_dtype(dtype, device)):
         for _ in range(num_samples): yield _pieces(model, tokenizer, idx, max_new_tokens, sampling, generator)
+
+# %% ../nbs/engine/12_jobs.ipynb #3a513567
+def export_job(source: str,  # what model_source returned
+               fmt: str,  # 'onnx', 'pt2', 'hf', or 'peft' (a LoRA run's adapters, lesson 13)
+               to: str | None = None,  # the folder to write (default: SOURCE/export-FORMAT[-int8])
+               quantize: str | None = None,  # 'int8' weights, with onnx
+               overwrite: bool = False,  # replace an earlier export of the same format in `to`
+              ) -> str:
+    "Export the model of `source` as `fmt`; returns the line that says what was written"
+    if fmt != 'peft':
+        from nanogpt.export import export_run  # ONNX's libraries load only for an export
+        written = export_run(source, to, fmt, quantize, overwrite)
+        return (f'exported {source} as {fmt}{" (" + quantize + ")" if quantize else ""}: {written} '
+                f'({written.stat().st_size / 1e6:.2f} MB) and its config and tokenizer in {written.parent}/')
+    if quantize: raise ConfigError('--format peft writes the adapters as they were trained: drop --quantize.')
+    to = Path(to) if to else Path(source) / 'export-peft'
+    if to.exists() and not to.is_dir(): raise ConfigError(f'--to {to} is a file: pass a folder to write the export into.')
+    written = export_peft(source, to)
+    return (f'exported the adapters of {source} for peft: {written} ({written.stat().st_size / 1e3:.1f} kB) and '
+            f'adapter_config.json in {to}/; peft puts them on the base model in the Hugging Face layout (for a '
+            'nanogpt run: nanogpt export --out_dir=BASE --format hf)')

@@ -11,24 +11,24 @@ import os
 import time
 import warnings
 from contextlib import nullcontext
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import torch
 import torch.nn as nn
 from tqdm.auto import tqdm
 
-from .checkpoint import load_checkpoint
+from .checkpoint import build_model, load_checkpoint, load_weights
 from .errors import ConfigError, NanoGPTError
 from .evaluate import evaluate_run
 from .files import atomic_write_bytes
-from .model import GPTConfig
+from .model import GPT, GPTConfig
 from .runtime import choose_cpu_dtype, training_step
 
 # %% auto #0
-__all__ = ['SHAPE_KEYS', 'RUN_FILES', 'SingleProcess', 'check_config', 'read_log', 'check_fits', 'data_record', 'check_resume',
-           'measured_cpu_dtype', 'RunLock', 'claim_out_dir', 'reconcile_log', 'start_files', 'closing_evaluation',
-           'saved_iteration', 'Budget', 'Cadence', 'Progress']
+__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'RUN_FILES', 'SingleProcess', 'check_config', 'read_log', 'check_fits', 'data_record',
+           'check_resume', 'start_model', 'measured_cpu_dtype', 'RunLock', 'claim_out_dir', 'Run', 'reconcile_log',
+           'start_files', 'closing_evaluation', 'saved_iteration', 'Budget', 'run_budget', 'Cadence', 'Progress']
 
 # %% ../nbs/engine/10_runs.ipynb #2a175b1f
 class SingleProcess:
@@ -119,6 +119,7 @@ def read_log(out_dir,  # a run's out_dir
 
 # %% ../nbs/engine/10_runs.ipynb #12e11b94
 SHAPE_KEYS = ('n_layer', 'n_head', 'n_embd', 'block_size', 'bias')  # None: from the checkpoint, or SCRATCH_SHAPE
+SCRATCH_SHAPE = dict(n_layer=12, n_head=12, n_embd=768, block_size=1024, bias=False)  # nanoGPT's defaults: GPT-2 small, no biases
 
 
 def _tokenizer_name(tokenizer: dict) -> str:
@@ -175,6 +176,29 @@ def check_resume(checkpoint: dict,  # the ckpt.pt to resume
     if checkpoint['iter_num'] >= cfg.max_iters and not (cfg.time_budget or cfg.eval_only):
         raise ConfigError(f"{path} is at iteration {checkpoint['iter_num']:,} and max_iters is {cfg.max_iters:,}: there is nothing "
                           f'left to train. Pass a larger --max_iters to train on (the cosine ends at lr_decay_iters={cfg.lr_decay_iters:,}).')
+
+# %% ../nbs/engine/10_runs.ipynb #b7b3ec56
+def start_model(cfg,  # the run's settings, a TrainConfig
+                meta: dict,  # its dataset's meta.json
+                device: str,  # where the model goes
+               ) -> tuple:
+    "(model, checkpoint to resume or None, cfg with the model's real shape) for `cfg.init_from`"
+    keep = dict(dropout=cfg.dropout, gradient_checkpointing=cfg.gradient_checkpointing)  # a checkpoint's model may change these
+    checkpoint = None
+    if cfg.init_from == 'scratch':
+        shape = {k: getattr(cfg, k) if getattr(cfg, k) is not None else v for k, v in SCRATCH_SHAPE.items()}
+        model = GPT(GPTConfig(vocab_size=meta['vocab_size'], **shape, **keep))
+    elif cfg.init_from == 'resume':
+        path = Path(cfg.out_dir) / 'ckpt.pt'
+        checkpoint = load_checkpoint(path, device)
+        check_fits(checkpoint['model_args'], checkpoint['tokenizer'], cfg, meta, path)
+        check_resume(checkpoint, cfg, meta, path)
+        model = build_model(checkpoint, **keep)
+    else:  # fine-tuning: GPT-2, a Hugging Face-layout folder, or a run's folder
+        model, tokenizer = load_weights(cfg.init_from, 'cpu', **keep)
+        check_fits(asdict(model.config), tokenizer, cfg, meta, cfg.init_from, fine_tune=True)
+        if cfg.block_size is not None and cfg.block_size < model.config.block_size: model.crop_block_size(cfg.block_size)
+    return model.to(device), checkpoint, replace(cfg, **{k: getattr(model.config, k) for k in SHAPE_KEYS})
 
 # %% ../nbs/engine/10_runs.ipynb #b0319d58
 def measured_cpu_dtype(model: nn.Module,  # the model as it will train, before the optimizer
@@ -242,6 +266,53 @@ def claim_out_dir(cfg,  # the run's settings, a TrainConfig
         raise ConfigError(f"out_dir={cfg.out_dir} already holds a run ({', '.join(found)}): continue it with --init_from=resume, "
                           'choose another --out_dir, or pass --overwrite=True to replace it.')
     return lock
+
+# %% ../nbs/engine/10_runs.ipynb #59b71d4e
+@dataclass
+class Run:
+    "Everything a training run holds between steps; lesson 06's `setup` builds it and its loop advances it"
+    cfg: object  # the settings, a TrainConfig, with the model's real shape
+    parallel: SingleProcess  # one process, or lesson 09's Distributed
+    device: str
+    dtype: str
+    meta: dict  # the dataset's meta.json
+    model: nn.Module  # the plain model: what is saved and returned
+    eval_model: nn.Module  # what evaluation runs: compiled when asked
+    step_model: nn.Module  # what the training step runs: eval_model wrapped for several processes
+    optimizer: torch.optim.Optimizer
+    loaders: dict  # 'train', 'eval_train', 'eval_val'
+    ctx: object  # the autocast context
+    scaler: torch.amp.GradScaler
+    micro_steps: int  # this process's micro-batches per step
+    iter_num: int = 0
+    best_val_loss: float = float('inf')
+    wandb_run: object = None
+    extra: dict = field(default_factory=dict)  # more keys for every checkpoint, from `prepare_model` (lesson 13: the LoRA adapter's record)
+    budget: Budget | None = None  # the clock of a run with a time budget
+    lock: RunLock | None = None  # out_dir's lock, held by the main process while it writes there
+    saved_iter: int | None = None  # the iteration out_dir/ckpt.pt holds (None: not written yet)
+
+    @property
+    def out_dir(self) -> Path: return Path(self.cfg.out_dir)
+
+    @property
+    def resolved_config(self) -> dict: return {**asdict(self.cfg), 'device': self.device, 'dtype': self.dtype}  # config.json's
+
+    def kept(self) -> str:
+        "What is on disk, for a message: the iteration ckpt.pt holds"
+        if self.saved_iter is None: return f'no checkpoint was written to {self.out_dir}'
+        return f'{self.out_dir / "ckpt.pt"} holds iteration {self.saved_iter:,}'
+
+    def say(self, text: str):
+        "Print on the main process only, above the progress bar when there is one"
+        if self.parallel.is_main: (tqdm.write if self.cfg.progress else print)(text)
+
+    def log(self, record: dict):
+        "Append one JSON line to log.jsonl (and to Weights & Biases when on), on the main process"
+        if not self.parallel.is_main or self.cfg.eval_only: return  # eval_only writes nothing
+        strict = {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in record.items()}  # JSON has no NaN
+        with open(self.out_dir / 'log.jsonl', 'a') as f: f.write(json.dumps(strict) + '\n')
+        if self.wandb_run is not None: self.wandb_run.log(record)
 
 # %% ../nbs/engine/10_runs.ipynb #4672706d
 def reconcile_log(out_dir,  # a run's out_dir
@@ -339,6 +410,15 @@ class Budget:
                 ) -> bool:
         "Whether the next step (with its evaluation) and the closing evaluation fit in what is left"
         return self.used + self.step_seconds + (1 + evaluates + self.reserve) * self.eval_seconds <= self.seconds
+
+
+def run_budget(cfg,  # the run's settings, a TrainConfig
+               checkpoint: dict | None = None,  # the ckpt.pt it resumes, whose clock it continues
+              ) -> Budget | None:
+    "The clock of a run with a `time_budget` (None without one), its closing evaluation reserved"
+    if not cfg.time_budget: return None
+    reserve = cfg.reserve_tokens / (2 * cfg.eval_iters * cfg.batch_size * cfg.block_size)  # in evaluations of both splits
+    return Budget(cfg.time_budget, reserve=reserve, **(checkpoint or {}).get('budget', {}))
 
 # %% ../nbs/engine/10_runs.ipynb #af90e953
 class Cadence:

@@ -10,27 +10,38 @@ import math
 import random
 import time
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 import torch
 import torch.nn as nn
-from tqdm.auto import tqdm
+
+from nanogpt.runs import (  # noqa: F401 (the engine room's Run folders; every name importable from here too)
+    SCRATCH_SHAPE,
+    SHAPE_KEYS,
+    Budget,
+    Cadence,
+    Run,
+    RunLock,
+    SingleProcess,
+    check_fits,
+    claim_out_dir,
+    read_log,
+    start_model,
+)
 
 from . import runs, runtime
 from .bigram import estimate_loss
-from .checkpoint import build_model, clean_state_dict, load_checkpoint, load_weights, save_checkpoint
+from .checkpoint import clean_state_dict, save_checkpoint
 from .data import BatchLoader, load_meta
 from .errors import ConfigError, TrainingError, os_error_message
 from .files import rng_state, set_rng_state
-from .model import GPT, GPTConfig
-from .runs import SHAPE_KEYS, Budget, Cadence, RunLock, SingleProcess, check_fits, claim_out_dir, read_log  # noqa: F401
 from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype
 
 # %% auto #0
-__all__ = ['SCRATCH_SHAPE', 'PRESETS', 'TrainConfig', 'preset', 'configure_optimizer', 'get_lr', 'train_step', 'start_model',
-           'Run', 'setup', 'build_run', 'evaluate', 'save', 'log_step', 'evaluate_and_save', 'finish', 'summary',
-           'progress_bar', 'train_loop', 'train', 'plot_log']
+__all__ = ['PRESETS', 'TrainConfig', 'preset', 'configure_optimizer', 'get_lr', 'train_step', 'setup', 'build_run', 'evaluate',
+           'save', 'log_step', 'evaluate_and_save', 'finish', 'summary', 'progress_bar', 'train_loop', 'train',
+           'plot_log']
 
 # %% ../nbs/06_training.ipynb #f4893675
 @dataclass
@@ -92,8 +103,6 @@ class TrainConfig:
     lora_dropout: float = 0.0  # dropout on the adapters' input
     lora_targets: str = 'c_attn,c_proj,c_fc'  # the layers that get adapters, comma-separated: c_attn, c_proj (attention's and the MLP's), c_fc
 
-
-SCRATCH_SHAPE = dict(n_layer=12, n_head=12, n_embd=768, block_size=1024, bias=False)  # nanoGPT's defaults: GPT-2 small, no biases
 
 # %% ../nbs/06_training.ipynb #4b8568e1
 PRESETS = {
@@ -184,76 +193,6 @@ def train_step(model: nn.Module,  # what the step runs: possibly compiled, possi
     optimizer.zero_grad(set_to_none=True)
     return total, norm
 
-# %% ../nbs/06_training.ipynb #f3ca0d19
-def start_model(cfg: TrainConfig,  # the run's settings
-                meta: dict,  # its dataset's meta.json
-                device: str,  # where the model goes
-               ) -> tuple:
-    "(model, checkpoint to resume or None, cfg with the model's real shape) for `cfg.init_from`"
-    keep = dict(dropout=cfg.dropout, gradient_checkpointing=cfg.gradient_checkpointing)  # a checkpoint's model may change these
-    checkpoint = None
-    if cfg.init_from == 'scratch':
-        shape = {k: getattr(cfg, k) if getattr(cfg, k) is not None else v for k, v in SCRATCH_SHAPE.items()}
-        model = GPT(GPTConfig(vocab_size=meta['vocab_size'], **shape, **keep))
-    elif cfg.init_from == 'resume':
-        path = Path(cfg.out_dir) / 'ckpt.pt'
-        checkpoint = load_checkpoint(path, device)
-        runs.check_fits(checkpoint['model_args'], checkpoint['tokenizer'], cfg, meta, path)
-        runs.check_resume(checkpoint, cfg, meta, path)
-        model = build_model(checkpoint, **keep)
-    else:  # fine-tuning: GPT-2, a Hugging Face-layout folder, or a run's folder
-        model, tokenizer = load_weights(cfg.init_from, 'cpu', **keep)
-        runs.check_fits(asdict(model.config), tokenizer, cfg, meta, cfg.init_from, fine_tune=True)
-        if cfg.block_size is not None and cfg.block_size < model.config.block_size: model.crop_block_size(cfg.block_size)
-    return model.to(device), checkpoint, replace(cfg, **{k: getattr(model.config, k) for k in SHAPE_KEYS})
-
-# %% ../nbs/06_training.ipynb #5a37ad9a
-@dataclass
-class Run:
-    "Everything a training run holds between steps; `setup` builds it and the loop advances it"
-    cfg: TrainConfig  # the settings, with the model's real shape
-    parallel: SingleProcess  # one process, or lesson 09's Distributed
-    device: str
-    dtype: str
-    meta: dict  # the dataset's meta.json
-    model: nn.Module  # the plain model: what is saved and returned
-    eval_model: nn.Module  # what evaluation runs: compiled when asked
-    step_model: nn.Module  # what the training step runs: eval_model wrapped for several processes
-    optimizer: torch.optim.Optimizer
-    loaders: dict  # 'train', 'eval_train', 'eval_val'
-    ctx: object  # the autocast context
-    scaler: torch.amp.GradScaler
-    micro_steps: int  # this process's micro-batches per step
-    iter_num: int = 0
-    best_val_loss: float = float('inf')
-    wandb_run: object = None
-    extra: dict = field(default_factory=dict)  # more keys for every checkpoint, from `prepare_model` (lesson 13: the LoRA adapter's record)
-    budget: Budget | None = None  # the clock of a run with a time budget
-    lock: RunLock | None = None  # out_dir's lock, held by the main process while it writes there
-    saved_iter: int | None = None  # the iteration out_dir/ckpt.pt holds (None: not written yet)
-
-    @property
-    def out_dir(self) -> Path: return Path(self.cfg.out_dir)
-
-    @property
-    def resolved_config(self) -> dict: return {**asdict(self.cfg), 'device': self.device, 'dtype': self.dtype}  # config.json's
-
-    def kept(self) -> str:
-        "What is on disk, for a message: the iteration ckpt.pt holds"
-        if self.saved_iter is None: return f'no checkpoint was written to {self.out_dir}'
-        return f'{self.out_dir / "ckpt.pt"} holds iteration {self.saved_iter:,}'
-
-    def say(self, text: str):
-        "Print on the main process only, above the progress bar when there is one"
-        if self.parallel.is_main: (tqdm.write if self.cfg.progress else print)(text)
-
-    def log(self, record: dict):
-        "Append one JSON line to log.jsonl (and to Weights & Biases when on), on the main process"
-        if not self.parallel.is_main or self.cfg.eval_only: return  # eval_only writes nothing
-        strict = {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in record.items()}  # JSON has no NaN
-        with open(self.out_dir / 'log.jsonl', 'a') as f: f.write(json.dumps(strict) + '\n')
-        if self.wandb_run is not None: self.wandb_run.log(record)
-
 # %% ../nbs/06_training.ipynb #33e6a33a
 def setup(cfg: TrainConfig,  # the run's settings
           parallel: SingleProcess,  # one process, or lesson 09's Distributed
@@ -311,8 +250,7 @@ def build_run(cfg: TrainConfig,  # checked settings
     example = (torch.zeros(cfg.batch_size, cfg.block_size, dtype=torch.long, device=device),) * 2
     eval_model = runtime.compile_model(model, example, ctx) if cfg.compile else model
     run = Run(cfg, parallel, device, dtype, meta, model, eval_model, parallel.wrap(eval_model), optimizer, loaders, ctx, scaler,
-              micro_steps, extra=extra, budget=Budget(cfg.time_budget, reserve=cfg.reserve_tokens / (2 * cfg.eval_iters * cfg.batch_size * cfg.block_size),
-                                                      **(checkpoint or {}).get('budget', {})) if cfg.time_budget else None)
+              micro_steps, extra=extra, budget=runs.run_budget(cfg, checkpoint))
     if why: run.say(f'dtype {dtype}: {why}')
     if checkpoint is not None: run.iter_num, run.best_val_loss, run.saved_iter = (checkpoint['iter_num'], checkpoint['best_val_loss'],
                                                                                   checkpoint['iter_num'])
