@@ -28,28 +28,39 @@ __all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'field_types', 'check_value', 'parse_
 # %% ../nbs/engine/06_cli.ipynb #a84d1e96
 def _add_prepare(sub):
     p = sub.add_parser('prepare', help='tokenize a dataset into DATA_DIR/NAME/{train.bin,val.bin,meta.json}',
-                       description='Tokenize a dataset: the first 90% becomes train.bin, the rest val.bin; '
-                                   'meta.json records the tokenizer, dtype and token counts.')
-    p.add_argument('dataset', help="'shakespeare_char' (characters), 'shakespeare' (GPT-2 BPE), or a path to a UTF-8 text file")
-    p.add_argument('--src', help='a local copy of the source text for a built-in dataset (checked by sha256) instead of downloading it')
+                       description='Tokenize a dataset, streaming: a text file splits at 90%% of its length; '
+                                   'documents (records, files) split whole, each ending in <|endoftext|>.')
+    p.add_argument('dataset', help="'shakespeare_char', 'shakespeare', a text file, a folder or glob of text, "
+                   "JSON Lines or Parquet files, hf:NAME (pip install \"nanogpt[data]\"), or a save_to_disk folder")
+    p.add_argument('--src', help='a local copy of the source text for a built-in dataset (checked by sha256)')
     p.add_argument('--data_dir', default='data', help='root folder of the datasets (default: data)')
-    p.add_argument('--tokenizer', choices=['char', 'gpt2', 'bpe'],
-                   help="tokenizer for a text file (built-in datasets know theirs): 'bpe' trains a byte-pair encoding on the file")
-    p.add_argument('--vocab_size', type=int, help='with --tokenizer bpe: the vocabulary to train, 256 bytes plus the merges (e.g. 1024)')
+    p.add_argument('--tokenizer', help="char, bpe (trained on the corpus) or a tiktoken encoding: gpt2, cl100k_base, ...")
+    p.add_argument('--vocab_size', type=int, help='with --tokenizer bpe: the vocabulary to train (e.g. 1024)')
     p.add_argument('--name', help='dataset folder name (default: the dataset name, or the file name without extension)')
-    p.add_argument('--val_fraction', type=float, default=0.1, help='fraction of the text, at the end, kept for validation (default: 0.1)')
+    p.add_argument('--val_fraction', type=float, default=0.1, help='validation share: of the text, or of the documents')
+    p.add_argument('--text_field', default='text', help='the field of each record that holds its text (default: text)')
+    p.add_argument('--num_proc', type=int, help='tokenizing processes (default: one per core)')
     p.set_defaults(run=_run_prepare)
 
 
+def _show_progress(bytes_read, tokens, seconds, total_bytes=0, done=False):  # what prepare_dataset reports
+    share = f' of {total_bytes / 1e6:,.0f} MB ({bytes_read / total_bytes:.0%})' if total_bytes else ''
+    print(f'\rprepare: {bytes_read / 1e6:,.0f} MB{share} read, {tokens:,} tokens, {tokens / seconds:,.0f} tokens/s',
+          end='\n' if done else '', file=sys.stderr, flush=True)
+
+
 def _run_prepare(args):
-    from nanogpt.data import load_meta, prepare
-    try: out = prepare(args.dataset, args.data_dir, name=args.name, tokenizer=args.tokenizer, vocab_size=args.vocab_size,
-                       val_fraction=args.val_fraction, src=args.src)
-    except OSError as e:  # a full disk, a folder you may not write to: the dataset is written as a set, so nothing was replaced
-        raise DataError(f'{os_error_message(e)}; nothing was replaced: a dataset already in {args.data_dir} is as it was.') from None
-    meta = load_meta(out)
-    print(f"prepared {out}: {meta['tokens']['train']:,} train and {meta['tokens']['val']:,} val tokens, "
-          f"vocab_size {meta['vocab_size']:,} ({meta['dtype']})")
+    from nanogpt.corpus import prepare_dataset
+    from nanogpt.data import load_meta
+    try: out = prepare_dataset(args.dataset, args.data_dir, args.name, args.tokenizer, args.vocab_size,
+                               args.val_fraction, args.src, args.text_field, args.num_proc, _show_progress)
+    except OSError as e:  # a full disk, a folder you may not write to: the dataset is written as a set
+        raise DataError(f'{os_error_message(e)}; nothing was replaced: a dataset already there is as it was.') from None
+    meta, disk = load_meta(out), sum(f.stat().st_size for f in out.iterdir())
+    counts = meta.get('documents', {'train': 1, 'val': 1})  # a single text is one document per split
+    documents = f" in {counts['train']:,} and {counts['val']:,} documents" if sum(counts.values()) > 2 else ''
+    print(f"prepared {out}: {meta['tokens']['train']:,} train and {meta['tokens']['val']:,} val tokens{documents}, "
+          f"vocab_size {meta['vocab_size']:,} ({meta['dtype']}), {disk / 1e6:,.1f} MB on disk")
 
 
 def _add_bench(sub):
@@ -89,9 +100,11 @@ def _add_train(sub):
                        description='Train a GPT. Every key of nanoGPT\'s train.py works with the same meaning, plus ours. Presets: '
                                    'shakespeare_char (nanoGPT\'s GPU recipe), shakespeare_char_cpu (its CPU recipe), '
                                    'shakespeare_char_fast (ours: 4,500 iterations of 2 x 192), finetune_shakespeare (nanoGPT\'s GPT-2 XL '
-                                   'fine-tune). With no preset it trains nanoGPT\'s GPU recipe on CUDA; elsewhere shakespeare_char_fast\'s '
-                                   'settings for --time_budget=300 seconds, in the model shape that budget buys on this machine (measured once, '
-                                   'then cached). A config file is JSON or nanoGPT-style `key = value` lines (read, never executed). '
+                                   'fine-tune), gpt2_124m (nanoGPT\'s GPT-2 small on OpenWebText). With no preset it trains nanoGPT\'s '
+                                   'GPU recipe on CUDA; elsewhere shakespeare_char_fast\'s settings for --time_budget=300 seconds, in the '
+                                   'shape that budget buys on this machine (measured once, then cached): the shape that would see about 8 '
+                                   'training tokens per parameter, a rough rule from one single-seed CPU sweep (the best shape lay '
+                                   'between 3 and 22), a sensible start rather than the best shape for your machine. A config file is JSON or nanoGPT-style `key = value` lines (read, never executed). '
                                    'Under torchrun it trains data-parallel.',
                        epilog='examples: nanogpt train | nanogpt train shakespeare_char_cpu --max_iters=500 | '
                               'nanogpt train --init_from=resume (after Ctrl-C) | nanogpt train --init_from=gpt2 --dataset=shakespeare | '

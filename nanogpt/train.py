@@ -124,6 +124,10 @@ PRESETS['finetune_shakespeare'] = dict(  # nanoGPT's config/finetune_shakespeare
     out_dir='out-shakespeare', eval_interval=5, eval_iters=40, wandb_project='shakespeare', wandb_run_name='ft',
     dataset='shakespeare', init_from='gpt2-xl', always_save_checkpoint=False, batch_size=1, gradient_accumulation_steps=32,
     max_iters=20, learning_rate=3e-5, decay_lr=False)
+PRESETS['gpt2_124m'] = dict(  # nanoGPT's config/train_gpt2.py: GPT-2 small on OpenWebText, 491,520 tokens a step
+    out_dir='out-gpt2-124m', dataset='openwebtext', wandb_project='owt', wandb_run_name='gpt2-124M', compile=True,
+    n_layer=12, n_head=12, n_embd=768, batch_size=12, block_size=1024, gradient_accumulation_steps=5 * 8,
+    max_iters=600_000, lr_decay_iters=600_000, eval_interval=1000, eval_iters=200, log_interval=10, weight_decay=1e-1)
 
 
 def preset(name: str,  # a key of PRESETS
