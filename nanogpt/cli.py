@@ -43,7 +43,8 @@ def _add_prepare(sub):
     p.set_defaults(run=_run_prepare)
 
 
-def _show_progress(bytes_read, tokens, seconds, total_bytes=0, done=False):  # what prepare_dataset reports
+def _show_progress(bytes_read, tokens, seconds, total_bytes=0, done=False):
+    "One line on stderr, rewritten about once a second while `prepare_dataset` streams"
     share = f' of {total_bytes / 1e6:,.0f} MB ({bytes_read / total_bytes:.0%})' if total_bytes else ''
     print(f'\rprepare: {bytes_read / 1e6:,.0f} MB{share} read, {tokens:,} tokens, {tokens / seconds:,.0f} tokens/s',
           end='\n' if done else '', file=sys.stderr, flush=True)

@@ -25,9 +25,10 @@ from .runtime import autocast_context, resolve_dtype
 from .train import SCRATCH_SHAPE, TrainConfig, configure_optimizer, train_step
 
 # %% auto #0
-__all__ = ['GiB', 'MiB', 'BYTES', 'HEADROOM', 'human', 'param_count', 'measure_step', 'saved_bytes', 'estimate_memory', 'fits',
-           'malloc_in_use', 'PeakMemory', 'measure_peak', 'kv_cache_bytes', 'fitting_settings', 'memory_report',
-           'run_config', 'available_memory', 'start_config', 'run_memory_estimate', 'dry_run', 'check_memory']
+__all__ = ['GiB', 'MiB', 'BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'human', 'param_count', 'measure_step', 'saved_bytes',
+           'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak', 'kv_cache_bytes',
+           'fitting_settings', 'memory_report', 'run_config', 'available_memory', 'start_config', 'run_memory_estimate',
+           'dry_run', 'check_memory']
 
 # %% ../nbs/engine/05_memory.ipynb #93c735e2
 GiB, MiB = 2**30, 2**20
@@ -258,12 +259,16 @@ def start_config(cfg):  # a TrainConfig
     return GPTConfig(**{f.name: model_args[f.name] for f in fields(GPTConfig) if f.name in model_args})
 
 
+GPT2_PADDED_VOCAB = 50_304  # GPT-2's 50,257 tokens padded to a multiple of 64, as nanoGPT sizes a model with no meta.pkl
+
+
 def run_memory_estimate(cfg,  # a TrainConfig
                         device: str,  # a resolved device
                        ) -> tuple:
     "(GPTConfig, dtype, memory estimate) of the run `cfg` on `device`, without building the model"
-    base = start_config(cfg)
-    vocab_size = base.vocab_size if base else load_meta(Path(cfg.data_dir) / cfg.dataset)['vocab_size']
+    base, meta = start_config(cfg), Path(cfg.data_dir) / cfg.dataset / 'meta.json'
+    vocab_size = base.vocab_size if base else GPT2_PADDED_VOCAB  # nanoGPT's default before a dataset is prepared
+    if not base and meta.exists(): vocab_size = load_meta(meta.parent)['vocab_size']
     config, dtype = run_config(cfg, vocab_size, base), resolve_dtype(cfg.dtype, device)
     return config, dtype, estimate_memory(config, cfg.batch_size, dtype, device)
 
