@@ -271,6 +271,7 @@ def corpus_tokenizer(kind: str,  # 'char', 'bpe' or a tiktoken encoding name ('g
     if kind == 'char':
         chars = set()
         for _, text, _ in reader: chars.update(text)
+        if not chars: raise DataError(f'{reader.source} is empty: there is nothing to train on.')
         if not reader.single_text(): chars.update('\n')  # documents are separated by a blank line
         return CharTokenizer(''.join(sorted(chars)))
     if kind == 'bpe':
@@ -409,6 +410,7 @@ def prepare_corpus(source,  # a text file, a folder or glob of text/JSON Lines/P
 def _dataset_files(reader: Reader, tok, splits: dict, source, kind: str) -> tuple[dict, dict]:
     "meta.json (and a trained BPE's tokenizer.json) for the streamed splits, checked: (meta, files for the set)"
     tokens = {split: count for split, (_, count) in splits.items()}
+    if not reader.bytes_read: raise DataError(f'{source} is empty: there is nothing to train on.')
     if min(tokens.values()) < 2:
         raise DataError(f'{source} gives {tokens["train"]:,} training and {tokens["val"]:,} validation tokens '
                         f'({reader.documents["train"]:,} and {reader.documents["val"]:,} documents): each split '
