@@ -29,6 +29,8 @@ dev_requirements = [
 export_requirements = ['onnx>=1.16', 'onnxruntime>=1.18', 'onnxscript>=0.2']
 # `nanogpt serve` and lesson 12: FastAPI for the async, streaming HTTP API, uvicorn to run it. Imported only when serving.
 serve_requirements = ['fastapi>=0.110', 'uvicorn>=0.29']
+# `nanogpt prepare` on Parquet files and Hugging Face datasets (engine/14_corpora). Imported only when asked for.
+data_requirements = ['datasets>=2.19', 'pyarrow>=14']
 
 setuptools.setup(
     name=cfg['lib_name'],
@@ -52,8 +54,8 @@ setuptools.setup(
     # enables the package's Jupyter Server extension: saving a lesson in JupyterLab leaves it as committed
     data_files=[('etc/jupyter/jupyter_server_config.d', ['nanogpt/jupyter/nanogpt.json'])],
     install_requires=shlex.split(cfg.get('requirements', '')),
-    extras_require={'dev': dev_requirements + export_requirements + serve_requirements, 'export': export_requirements,
-                    'serve': serve_requirements},
+    extras_require={'dev': dev_requirements + export_requirements + serve_requirements + data_requirements,
+                    'export': export_requirements, 'serve': serve_requirements, 'data': data_requirements},
     python_requires='>=' + cfg['min_python'],
     long_description=Path('README.md').read_text(encoding='utf-8'),
     long_description_content_type='text/markdown',
