@@ -268,6 +268,8 @@ def corpus_tokenizer(kind: str,  # 'char', 'bpe' or a tiktoken encoding name ('g
                      vocab_size: int | None = None,  # with 'bpe': the vocabulary to train
                     ):
     "The tokenizer for a corpus; a char vocabulary or a BPE is built from one pass over it"
+    if vocab_size is not None and kind != 'bpe':
+        raise ConfigError(f'--vocab_size is for --tokenizer bpe; the {kind} tokenizer has a vocabulary of its own.')
     if kind == 'char':
         chars = set()
         for _, text, _ in reader: chars.update(text)
@@ -280,8 +282,6 @@ def corpus_tokenizer(kind: str,  # 'char', 'bpe' or a tiktoken encoding name ('g
         for split, text, _ in reader:
             if split == 'train' and size < BPE_SAMPLE_CHARS: sample.append(text[:BPE_SAMPLE_CHARS - size]); size += len(text)
         return BPETokenizer.train(''.join(sample), vocab_size)
-    if vocab_size is not None:
-        raise ConfigError(f'--vocab_size is for --tokenizer bpe; the {kind} tokenizer has a vocabulary of its own.')
     if kind not in tiktoken_names():
         raise ConfigError(f"Unknown tokenizer {kind!r}: use 'char', 'bpe' or a tiktoken encoding "
                           f"({', '.join(tiktoken_names())}).")
