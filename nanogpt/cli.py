@@ -55,6 +55,7 @@ def _run_prepare(args):
     from nanogpt.data import load_meta
     try: out = prepare_dataset(args.dataset, args.data_dir, args.name, args.tokenizer, args.vocab_size,
                                args.val_fraction, args.src, args.text_field, args.num_proc, _show_progress)
+    except NanoGPTError: raise  # already one line that says what to do (a missing file is also an OSError)
     except OSError as e:  # a full disk, a folder you may not write to: the dataset is written as a set
         raise DataError(f'{os_error_message(e)}; nothing was replaced: a dataset already there is as it was.') from None
     meta, disk = load_meta(out), sum(f.stat().st_size for f in out.iterdir())
