@@ -167,11 +167,19 @@ def wait_run_all(page, timeout_s: float):  # a page showing a notebook, the most
         const error = [...panel.querySelectorAll('.jp-OutputArea-output')]
             .find(o => o.textContent.includes('Traceback (most recent call last)'));
         if (error) return 'error: ' + error.textContent.slice(-1500);
-        const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);
+        // a cell whose input is folded (a hidden proof) shows no prompt: read the prompts a learner sees
+        const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
+            .filter(p => p.getClientRects().length && p.textContent.trim()).map(p => p.textContent);
         return prompts.length && !prompts.some(p => p.includes('*')) && /\[\d+\]/.test(prompts[prompts.length - 1])
             && 'done';
     }''', timeout=timeout_s * 1000).json_value()
     assert state == 'done', state
+    # folded cells after the last visible one run in a moment; then the kernel is idle and no output is a traceback
+    page.wait_for_function('() => [...document.querySelectorAll("#jp-main-statusbar .jp-StatusBar-TextItem")]'
+                           '.some(e => / \\| Idle$/.test(e.textContent))', timeout=30_000)
+    page.wait_for_timeout(1000)
+    errors = page.locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output', has_text='Traceback')
+    assert errors.count() == 0, errors.first.inner_text()[-1500:]
 
 
 def check_sliders(page, base):  # a page, the server's URL and token
