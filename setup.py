@@ -29,8 +29,9 @@ dev_requirements = [
 export_requirements = ['onnx>=1.16', 'onnxruntime>=1.18', 'onnxscript>=0.2']
 # `nanogpt serve` and lesson 12: FastAPI for the async, streaming HTTP API, uvicorn to run it. Imported only when serving.
 serve_requirements = ['fastapi>=0.110', 'uvicorn>=0.29']
-# `nanogpt prepare` on Parquet files and Hugging Face datasets (engine/14_corpora). Imported only when asked for.
-data_requirements = ['datasets>=2.19', 'pyarrow>=14']
+# `nanogpt prepare` on Parquet files and Hugging Face datasets, and `--tokenizer bpe` trained by Hugging Face's
+# `tokenizers` (Rust, every core: hundreds of MB in minutes) (engine/14_corpora). Imported only when asked for.
+data_requirements = ['datasets>=2.19', 'pyarrow>=14', 'tokenizers>=0.19']
 
 setuptools.setup(
     name=cfg['lib_name'],

@@ -16,8 +16,9 @@ import secrets
 import stat
 import time
 from collections import deque
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 from fastcore.basics import patch
@@ -25,17 +26,19 @@ from fastcore.basics import patch
 from .data import BPE_FILE, DATASETS, prepare, to_token_array, token_dtype
 from .errors import ConfigError, DataError, MissingError, os_error_message
 from .files import write_file_set
-from .tokenizers import BPETokenizer, CharTokenizer, TiktokenTokenizer, tokenizer_from_meta, tokenizer_id
+from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta, tokenizer_id
 
 # %% auto #0
-__all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'RECORD_SUFFIXES', 'safe_cut', 'spool_pipes', 'corpus_files',
-           'is_hf_dataset', 'Reader', 'tiktoken_names', 'corpus_tokenizer', 'encode_task', 'separator_ids',
-           'default_name', 'prepare_corpus', 'prepare_dataset']
+__all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHARS', 'RECORD_SUFFIXES', 'safe_cut', 'spool_pipes',
+           'corpus_files', 'is_hf_dataset', 'Reader', 'tiktoken_names', 'corpus_tokenizer', 'train_bpe_fast',
+           'bpe_trainer', 'corpus_bpe', 'encode_task', 'separator_ids', 'default_name', 'prepare_corpus',
+           'prepare_dataset']
 
 # %% ../nbs/engine/14_corpora.ipynb #525fac90
 BLOCK_BYTES = 1 << 22  # 4 MiB: one read, and about one tokenization task
 MAX_CARRY = 1 << 26  # 64 MiB of text without a safe cut is cut anyway
-BPE_SAMPLE_CHARS = 20_000_000  # a trained BPE learns from at most this much of the training text
+BPE_SAMPLE_CHARS = 20_000_000  # lesson 01's BPE trainer learns from at most this much of the training text
+FAST_BPE_SAMPLE_CHARS = 1 << 28  # the `tokenizers` trainer (data extra): about 268 million characters
 
 
 def safe_cut(text: str) -> tuple[str, str]:
@@ -277,15 +280,72 @@ def corpus_tokenizer(kind: str,  # 'char', 'bpe' or a tiktoken encoding name ('g
         if not reader.single_text(): chars.update('\n')  # documents are separated by a blank line
         return CharTokenizer(''.join(sorted(chars)))
     if kind == 'bpe':
-        if vocab_size is None: raise ConfigError('A BPE tokenizer needs a vocabulary size: pass --vocab_size, e.g. 1024.')
-        sample, size = [], 0
-        for split, text, _ in reader:
-            if split == 'train' and size < BPE_SAMPLE_CHARS: sample.append(text[:BPE_SAMPLE_CHARS - size]); size += len(text)
-        return BPETokenizer.train(''.join(sample), vocab_size)
+        if vocab_size is None:
+            raise ConfigError('A BPE tokenizer needs a vocabulary size: pass --vocab_size, e.g. 1024.')
+        return corpus_bpe(reader, vocab_size)
     if kind not in tiktoken_names():
         raise ConfigError(f"Unknown tokenizer {kind!r}: use 'char', 'bpe' or a tiktoken encoding "
                           f"({', '.join(tiktoken_names())}).")
-    return TiktokenTokenizer(kind)
+    return tokenizer_from_meta({'kind': 'tiktoken', 'encoding': kind})
+
+# %% ../nbs/engine/14_corpora.ipynb #5240cd40
+def _gpt2_byte_chars() -> dict[str, int]:
+    "The printable character byte-level BPE libraries write for each byte (GPT-2's table), mapped back to the byte"
+    printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    others = [b for b in range(256) if b not in printable]
+    return {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
+
+
+def train_bpe_fast(texts: Iterable[str],  # the training text, in pieces
+                   vocab_size: int,  # 256 bytes + the merges + `<|endoftext|>`
+                   pattern: str = GPT2_SPLIT_PATTERN,  # the regex that pre-splits the text
+                  ) -> BPETokenizer:
+    "Lesson 01's `BPETokenizer`, its merges learned by Hugging Face `tokenizers` (the data extra)"
+    tk = _optional('tokenizers', 'Training a BPE on a large corpus')
+    n_merges = vocab_size - 257
+    if n_merges < 0: raise ConfigError(f'vocab_size {vocab_size} is too small: use at least 257.')
+    tokenizer = tk.Tokenizer(tk.models.BPE())
+    tokenizer.pre_tokenizer = tk.pre_tokenizers.Sequence([
+        tk.pre_tokenizers.Split(tk.Regex(pattern), behavior='isolated'),
+        tk.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    trainer = tk.trainers.BpeTrainer(vocab_size=256 + n_merges, show_progress=False,
+                                     initial_alphabet=tk.pre_tokenizers.ByteLevel.alphabet())
+    tokenizer.train_from_iterator(texts, trainer)
+    byte_of, ids, merges = _gpt2_byte_chars(), {bytes([b]): b for b in range(256)}, []
+    for pair in json.loads(tokenizer.to_str())['model']['merges']:
+        left, right = pair.split(' ') if isinstance(pair, str) else pair  # older versions write 'a b'
+        left, right = bytes(map(byte_of.get, left)), bytes(map(byte_of.get, right))
+        merges.append((ids[left], ids[right]))
+        ids[left + right] = 255 + len(merges)
+    if not merges: raise DataError('The corpus has no pair of bytes to merge: there is nothing to train on.')
+    if len(merges) < n_merges:
+        raise DataError(f'After {len(merges)} merges every chunk of the text is a single token: use a '
+                        f'vocab_size of at most {257 + len(merges)}, or a larger corpus.')
+    return BPETokenizer(merges, pattern, {'<|endoftext|>': 256 + len(merges)})
+
+
+def _train_texts(reader: Reader, limit: int) -> Iterator[str]:
+    "The training part of the corpus, up to `limit` characters; the pass reads on to its end, as every pass does"
+    size = 0
+    for split, text, _ in reader:
+        if split == 'train' and size < limit:
+            yield text[:limit - size]
+            size += len(text)
+
+
+def bpe_trainer() -> str:
+    "Which trainer `--tokenizer bpe` uses here: `tokenizers` and its version, or lesson 01's"
+    try: return f"tokenizers {version('tokenizers')}"
+    except PackageNotFoundError: return "lesson 01's train_bpe"
+
+
+def corpus_bpe(reader: Reader,  # a pass over the corpus
+               vocab_size: int,  # the vocabulary to train
+              ) -> BPETokenizer:
+    "A BPE trained on the corpus: by `tokenizers` when it is installed, else by lesson 01's trainer"
+    if bpe_trainer().startswith('tokenizers'):
+        return train_bpe_fast(_train_texts(reader, FAST_BPE_SAMPLE_CHARS), vocab_size)
+    return BPETokenizer.train(''.join(_train_texts(reader, BPE_SAMPLE_CHARS)), vocab_size)
 
 # %% ../nbs/engine/14_corpora.ipynb #1b33dc7f
 _tokenizer = None  # each worker process's tokenizer, built once
@@ -419,7 +479,8 @@ def _dataset_files(reader: Reader, tok, splits: dict, source, kind: str) -> tupl
     entry = tok.to_meta()
     if kind == 'bpe':
         files[BPE_FILE] = tok.to_json()
-        entry = {'kind': 'bpe', 'file': BPE_FILE, 'sha256': hashlib.sha256(files[BPE_FILE]).hexdigest()}
+        entry = {'kind': 'bpe', 'file': BPE_FILE, 'sha256': hashlib.sha256(files[BPE_FILE]).hexdigest(),
+                 'trainer': bpe_trainer()}
     if len(reader.digests) == 1: source_sha256 = next(iter(reader.digests.values())).hexdigest()
     else: source_sha256 = hashlib.sha256(''.join(f'{d.hexdigest()}  {n}\n' for n, d in reader.digests.items())
                                          .encode()).hexdigest()  # sha256 of a sha256sum listing
