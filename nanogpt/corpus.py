@@ -296,6 +296,19 @@ def _gpt2_byte_chars() -> dict[str, int]:
     return {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
 
 
+def _pieces(texts: Iterable[str],  # texts of any length
+            size: int = 1 << 16,  # the longest piece, in characters
+           ) -> Iterator[str]:
+    "Each text cut after a newline into pieces of at most `size` characters: `tokenizers` holds 1,000 at a time"
+    for text in texts:
+        start = 0
+        while start < len(text):
+            end = len(text) if len(text) - start <= size else text.rfind('\n', start, start + size) + 1
+            if end <= start: end = start + size  # a line longer than `size`: cut inside it
+            yield text[start:end]
+            start = end
+
+
 def train_bpe_fast(texts: Iterable[str],  # the training text, in pieces
                    vocab_size: int,  # 256 bytes + the merges + `<|endoftext|>`
                    pattern: str = GPT2_SPLIT_PATTERN,  # the regex that pre-splits the text
@@ -310,7 +323,7 @@ def train_bpe_fast(texts: Iterable[str],  # the training text, in pieces
         tk.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     trainer = tk.trainers.BpeTrainer(vocab_size=256 + n_merges, show_progress=False,
                                      initial_alphabet=tk.pre_tokenizers.ByteLevel.alphabet())
-    tokenizer.train_from_iterator(texts, trainer)
+    tokenizer.train_from_iterator(_pieces(texts), trainer)
     byte_of, ids, merges = _gpt2_byte_chars(), {bytes([b]): b for b in range(256)}, []
     for pair in json.loads(tokenizer.to_str())['model']['merges']:
         left, right = pair.split(' ') if isinstance(pair, str) else pair  # older versions write 'a b'
