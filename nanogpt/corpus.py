@@ -288,14 +288,7 @@ def corpus_tokenizer(kind: str,  # 'char', 'bpe' or a tiktoken encoding name ('g
                           f"({', '.join(tiktoken_names())}).")
     return tokenizer_from_meta({'kind': 'tiktoken', 'encoding': kind})
 
-# %% ../nbs/engine/14_corpora.ipynb #5240cd40
-def _gpt2_byte_chars() -> dict[str, int]:
-    "The printable character byte-level BPE libraries write for each byte (GPT-2's table), mapped back to the byte"
-    printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
-    others = [b for b in range(256) if b not in printable]
-    return {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
-
-
+# %% ../nbs/engine/14_corpora.ipynb #b2e1d0f3
 def _pieces(texts: Iterable[str],  # texts of any length
             size: int = 1 << 16,  # the longest piece, in characters
            ) -> Iterator[str]:
@@ -307,6 +300,14 @@ def _pieces(texts: Iterable[str],  # texts of any length
             if end <= start: end = start + size  # a line longer than `size`: cut inside it
             yield text[start:end]
             start = end
+
+
+# %% ../nbs/engine/14_corpora.ipynb #5240cd40
+def _gpt2_byte_chars() -> dict[str, int]:
+    "The printable character byte-level BPE libraries write for each byte (GPT-2's table), mapped back to the byte"
+    printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    others = [b for b in range(256) if b not in printable]
+    return {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
 
 
 def train_bpe_fast(texts: Iterable[str],  # the training text, in pieces
