@@ -12,6 +12,7 @@ import torch.nn as nn
 from torch.nn import functional as F
 
 from .errors import ConfigError
+from .modern import apply_rotary
 
 # %% auto #0
 __all__ = ['Head', 'MultiHeadAttention', 'CausalSelfAttention', 'plot_attention']
@@ -79,22 +80,28 @@ class CausalSelfAttention(nn.Module):
         _check_heads(config.n_embd, config.n_head)
         self.n_embd, self.n_head, self.block_size = config.n_embd, config.n_head, config.block_size
         self.dropout = config.dropout
+        self.qk_norm = getattr(config, 'qk_norm', False)  # the modern GPT (lesson 14)
         self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd, bias=config.bias)  # q, k, v of all heads
         self.c_proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
         self.attn_dropout = nn.Dropout(config.dropout)
         self.resid_dropout = nn.Dropout(config.dropout)
 
-    def _qkv(self, x):
+    def _qkv(self, x,  # (B, T, n_embd)
+             rotary=None):  # None, or (cos, sin) of the positions of x (rope)
         B, T, C = x.shape
         _check_length(T, self.block_size)
         qkv = self.c_attn(x).view(B, T, 3, self.n_head, C // self.n_head)  # (B, T, 3, nh, hs)
-        return qkv.permute(2, 0, 3, 1, 4).unbind(0)  # (B, nh, T, hs) each: q, k, v
+        q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)  # (B, nh, T, hs) each
+        if self.qk_norm: q, k = F.rms_norm(q, (q.size(-1),)), F.rms_norm(k, (k.size(-1),))
+        if rotary is not None: q, k = apply_rotary(q, *rotary), apply_rotary(k, *rotary)
+        return q, k, v
 
     def forward(self, x,  # (B, T, n_embd)
-                kv_cache=None):  # None, or an object with `update(k, v) -> (k_all, v_all)` such as lesson 07's `KVCache`
+                kv_cache=None,  # None, or an object with `update(k, v) -> (k_all, v_all)` such as lesson 07's `KVCache`
+                rotary=None):  # None, or (cos, sin) of the positions of x (lesson 14's rotary embeddings)
         "Attend over the past (and, with `kv_cache`, over the cached positions before `x`): (B, T, n_embd)"
         B, T, C = x.shape
-        q, k, v = self._qkv(x)  # (B, nh, T, hs) each
+        q, k, v = self._qkv(x, rotary)  # (B, nh, T, hs) each
         if kv_cache is not None: k, v = kv_cache.update(k, v)  # (B, nh, L, hs): cached then new
         mask = getattr(kv_cache, 'mask', None)  # a cache may say which keys each query sees (lessons 11 and 12)
         L = k.size(2)
@@ -110,9 +117,10 @@ class CausalSelfAttention(nn.Module):
         return self.resid_dropout(self.c_proj(y))  # (B, T, C)
 
     @torch.no_grad()
-    def attention_weights(self, x):  # (B, T, n_embd)
+    def attention_weights(self, x,  # (B, T, n_embd)
+                          rotary=None):  # None, or (cos, sin) of the positions of x
         "The attention weights, computed explicitly and without dropout, for plotting: (B, n_head, T, T)"
-        q, k, v = self._qkv(x)  # (B, nh, T, hs) each
+        q, k, v = self._qkv(x, rotary)  # (B, nh, T, hs) each
         T = x.size(1)
         scores = q @ k.transpose(-2, -1) * k.size(-1)**-0.5  # (B, nh, T, T)
         causal = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()

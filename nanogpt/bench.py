@@ -32,9 +32,10 @@ from .data import BatchLoader, load_meta, prepare
 from .errors import ConfigError, DataError, MissingError, TrainingError
 from .model import GPT, GPTConfig
 from .runtime import choose_cpu_dtype, machine_key, training_step
+from .train import MODERN_LAYOUT
 
 # %% auto #0
-__all__ = ['MODEL_SHAPES', 'ITER_LINE', 'EVAL_LINE', 'NANOGPT_FILES', 'NANOGPT_CPU_RECIPE', 'rate', 'rates',
+__all__ = ['MODEL_SHAPES', 'ITER_LINE', 'EVAL_LINE', 'NANOGPT_FILES', 'NANOGPT_CPU_RECIPE', 'LAYOUT_FLAGS', 'rate', 'rates',
            'reopening_get_batch', 'bench_loader', 'LectureGPT', 'linear_floor', 'bench_model', 'cropping_generate',
            'weight_read_floor', 'bench_sample', 'parse_train_output', 'step_ms', 'time_to_loss', 'loss_at',
            'seeded_train_py', 'check_checkout', 'nanogpt_copy', 'recipe_args', 'run_timed', 'summarize_run', 'our_ms',
@@ -399,7 +400,7 @@ def ref_rows(result: dict) -> list:
             (f"seconds to val {first['final_val']:.3f}, first seed (lower is better)", first['seconds'],
              time_to_loss(ours[0]['evals'], first['final_val']))]
     for run in result.get('budget_runs', []):  # ours as --time_budget runs, each in the shape the speed notebook's rule picks
-        given = f"ours --time_budget={run['budget']:.0f}, {run['shape']}"
+        given = f"ours {run.get('layout', 'GPT-2')} --time_budget={run['budget']:.0f}, {run['shape']}"
         rows.append((f"seconds to val {first['final_val']:.3f}: {given} (lower is better)", first['seconds'],
                      time_to_loss(run['evals'], first['final_val'])))
         rows.append((f"full-split val loss: theirs in {first['seconds']:.0f} s, {given} (lower is better)", first['full_val'], run['full_val']))
@@ -407,6 +408,12 @@ def ref_rows(result: dict) -> list:
                                                    first['final_val'], loss_at(ours[0]['evals'], first['seconds'])))
     rows.append((f"full-split val loss, mean of {len(theirs)} seed(s) (lower is better)", statistics.mean(r['full_val'] for r in theirs),
                  statistics.mean(r['full_val'] for r in ours)))
+    for modern in result.get('ours_modern', [])[:1]:  # lesson 14's layout and Muon on the same steps and batch
+        rows.append((f"seconds to val {first['final_val']:.3f}, modern layout + Muon, same {result['iters']:,} (lower is better)",
+                     first['seconds'], time_to_loss(modern['evals'], first['final_val'])))
+    if result.get('ours_modern'):
+        rows.append((f"full-split val loss, modern + Muon, mean of {len(theirs)} seed(s) (lower is better)",
+                     statistics.mean(r['full_val'] for r in theirs), statistics.mean(r['full_val'] for r in result['ours_modern'])))
     rows += [(f"generate tok/s, {r['model'].split(' (')[1].split(',')[0]}, ours {r.get('precision', 'float32')} (higher is better)",
               r['nanogpt'], r['ours']) for r in result['generate']]
     return rows
@@ -427,6 +434,11 @@ def ref_table(result: dict) -> list:
     return rows
 
 # %% ../nbs/engine/08_bench.ipynb #e79b4134
+LAYOUT_FLAGS = {  # our runs in GPT-2's layout with AdamW, and in lesson 14's modern layout with Muon
+    'GPT-2': [f'--{key}={getattr(GPTConfig, key)}' for key in MODERN_LAYOUT if key != 'bias'] + ['--optimizer=adamw'],
+    'modern': [f'--{key}={value}' for key, value in MODERN_LAYOUT.items()] + ['--optimizer=muon']}
+
+
 def bench_ref(ref,  # a checkout of karpathy/nanoGPT
               seeds: tuple = (1337,),  # one nanoGPT run and one of ours per seed
               iters: int = 2000,  # iterations per run (nanoGPT's CPU recipe: 2,000)
@@ -446,23 +458,25 @@ def bench_ref(ref,  # a checkout of karpathy/nanoGPT
             raise DataError("nanoGPT's prepare.py and ours made different val.bin files: the two runs would not be comparable.")
         ours_command = [sys.executable, '-m', 'nanogpt', 'train', 'shakespeare_char_cpu', f'--data_dir={tmp / "data"}',
                         '--progress=False', '--sample_tokens=0']
-        def ours(seed, n, name):
+        def ours(seed, n, name, layout):
             out_dir = tmp / name
-            lines = run_timed(ours_command + recipe_args(n, seed, out_dir=out_dir), tmp)
+            lines = run_timed(ours_command + recipe_args(n, seed, out_dir=out_dir) + LAYOUT_FLAGS[layout], tmp)
             return summarize_run(lines, out_dir, dataset, min(250, n), our_ms(out_dir))
-        def ours_in(budget, seed):
-            "Ours given `budget` seconds, in the shape the speed notebook's rule picks for it"
-            out_dir = tmp / f'ours-{budget:.0f}s'
+        def ours_in(budget, seed, layout):
+            "Ours given `budget` seconds in `layout`, in the shape the speed notebook's rule picks for it"
+            out_dir = tmp / f'ours-{layout}-{budget:.0f}s'
             lines = run_timed([sys.executable, '-m', 'nanogpt', 'train', f'--data_dir={tmp / "data"}', f'--out_dir={out_dir}', f'--seed={seed}',
-                               f'--time_budget={budget:.1f}', '--progress=False', '--sample_tokens=0'], tmp)
+                               f'--time_budget={budget:.1f}', '--progress=False', '--sample_tokens=0', *LAYOUT_FLAGS[layout]], tmp)
             shape, ms = json.loads((out_dir / 'config.json').read_text()), our_ms(out_dir)
-            return {**summarize_run(lines, out_dir, dataset, shape['eval_interval'], ms), 'budget': budget,
+            return {**summarize_run(lines, out_dir, dataset, shape['eval_interval'], ms), 'budget': budget, 'layout': layout,
                     'iters': len(ms) and max(ms) + 1, 'shape': f"{shape['n_layer']}x{shape['n_embd']}"}
-        result = dict(cpu=cpu_info(), seeds=list(seeds), iters=iters, theirs=[], ours=[], budget_runs=[])
+        result = dict(cpu=cpu_info(), seeds=list(seeds), iters=iters, theirs=[], ours=[], ours_modern=[], budget_runs=[])
         for seed in seeds:
             lines = run_timed([sys.executable, 'train.py', 'config/train_shakespeare_char.py', *recipe_args(iters, seed, out_dir=f'out-{seed}')], copy)
             result['theirs'].append(summarize_run(lines, copy / f'out-{seed}', dataset, min(250, iters)))
-            result['ours'].append(ours(seed, iters, f'ours-{seed}'))
-            if seed == seeds[0]: result['budget_runs'] = [ours_in(share * result['theirs'][0]['seconds'], seed) for share in time_shares]
+            result['ours'].append(ours(seed, iters, f'ours-{seed}', 'GPT-2'))
+            result['ours_modern'].append(ours(seed, iters, f'ours-modern-{seed}', 'modern'))
+            if seed == seeds[0]: result['budget_runs'] = [ours_in(share * result['theirs'][0]['seconds'], seed, layout)
+                                                          for share in time_shares for layout in LAYOUT_FLAGS]
         result['generate'] = bench_ref_generate(copy, shapes, new_tokens, rounds)
     return result

@@ -101,9 +101,10 @@ def _add_train(sub):
                        help='train a GPT (with no argument: Tiny Shakespeare; on a CPU for 5 minutes, in a shape measured for this machine)',
                        description='Train a GPT. Every key of nanoGPT\'s train.py works with the same meaning, plus ours. Presets: '
                                    'shakespeare_char (nanoGPT\'s GPU recipe), shakespeare_char_cpu (its CPU recipe), '
-                                   'shakespeare_char_fast (ours: 4,500 iterations of 2 x 192), finetune_shakespeare (nanoGPT\'s GPT-2 XL '
+                                   'shakespeare_char_fast (ours: 4,500 iterations of 2 x 192), modern (ours: lesson 14\'s layout and Muon, 2,000 '
+                                   'iterations of 2 x 192 at batch 32), finetune_shakespeare (nanoGPT\'s GPT-2 XL '
                                    'fine-tune), gpt2_124m (nanoGPT\'s GPT-2 small on OpenWebText). With no preset it trains nanoGPT\'s '
-                                   'GPU recipe on CUDA; elsewhere shakespeare_char_fast\'s settings for --time_budget=300 seconds, in the '
+                                   'GPU recipe on CUDA; elsewhere modern\'s settings for --time_budget=300 seconds, in the '
                                    'shape that budget buys on this machine (measured once, then cached): the shape that would see about 8 '
                                    'training tokens per parameter, a rough rule from one single-seed CPU sweep (the best shape lay '
                                    'between 3 and 22), a sensible start rather than the best shape for your machine. A config file is JSON or nanoGPT-style `key = value` lines (read, never executed). '
@@ -231,6 +232,25 @@ def _run_export(args):
     print(export_job(_source(args), args.format, args.to, args.quantize, args.overwrite))
 
 # %% ../nbs/engine/06_cli.ipynb #359b9e38
+def _add_plot(sub):
+    p = sub.add_parser('plot', help='draw the loss curves of one or more runs into a PNG',
+                       description='Plot validation and training loss of each run against iterations, tokens seen and seconds, '
+                                   'side by side, into one PNG: compare runs without a dashboard.')
+    p.add_argument('runs', nargs='+', metavar='RUN', help="a run's out_dir (with config.json and log.jsonl)")
+    p.add_argument('--to', default='loss.png', help='the PNG to write (default: loss.png; an existing file only if a PNG)')
+    p.add_argument('--labels', default=None, help='legend entries, comma-separated, one per run (default: the folder names)')
+    p.set_defaults(run=_run_plot)
+
+
+def _run_plot(args):
+    from nanogpt.train import plot_runs
+    labels = args.labels.split(',') if args.labels else None
+    if labels is not None and len(labels) != len(args.runs):
+        raise ConfigError(f'--labels names {len(labels)} runs but {len(args.runs)} were given: pass one label per run.')
+    plot_runs(args.runs, labels, args.to)
+    print(f'wrote {args.to}')
+
+
 def _add_serve(sub):
     p = sub.add_parser('serve', help='serve a model over HTTP with an OpenAI-compatible completions API and a playground page',
                        description='Serve the model of a run (or of --init_from): POST /v1/completions (streaming or not), '
@@ -270,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog='nanogpt', description='Prepare data, train, resume, fine-tune and sample GPT models.')
     parser.add_argument('--version', action='version', version=f'nanogpt {__version__}')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
-    for add in (_add_prepare, _add_train, _add_sample, _add_eval, _add_export, _add_serve, _add_bench): add(sub)
+    for add in (_add_prepare, _add_train, _add_sample, _add_eval, _add_export, _add_serve, _add_plot, _add_bench): add(sub)
     return parser
 
 

@@ -18,8 +18,8 @@ from .runtime import resolve_device
 from .train import PRESETS, SHAPE_KEYS, TrainConfig
 
 # %% auto #0
-__all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'TrainOptions', 'field_types', 'check_value', 'parse_value', 'read_config_file',
-           'default_preset', 'parse_train_command', 'parse_train_args', 'config_help']
+__all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'FINE_TUNE', 'TrainOptions', 'field_types', 'check_value', 'parse_value',
+           'read_config_file', 'default_preset', 'parse_train_command', 'parse_train_args', 'config_help']
 
 # %% ../nbs/engine/11_config.ipynb #ca0b44fe
 @dataclass
@@ -102,12 +102,13 @@ def read_config_file(path,  # a .json file, or a Python file of `key = value` li
 
 # %% ../nbs/engine/11_config.ipynb #aa7db8aa
 DEFAULT_BUDGET = 300.0  # seconds: `nanogpt train` with no preset, off CUDA, trains for 5 minutes, however fast the machine
+FINE_TUNE = dict(optimizer='adamw', batch_size=12)  # with no preset, a fine-tune (--init_from) trains as before lesson 14
 
 
 def default_preset(device: str = 'auto',  # the device to train on
                   ) -> str:
-    "The preset that suits `device`: nanoGPT's GPU recipe on CUDA, our fast one elsewhere"
-    return 'shakespeare_char' if resolve_device(device).startswith('cuda') else 'shakespeare_char_fast'
+    "The preset that suits `device`: nanoGPT's GPU recipe on CUDA, the modern GPT (lesson 14) elsewhere"
+    return 'shakespeare_char' if resolve_device(device).startswith('cuda') else 'modern'
 
 
 def parse_train_command(args: list):  # [PRESET or CONFIG_FILE] then --key=value pairs
@@ -123,10 +124,11 @@ def parse_train_command(args: list):  # [PRESET or CONFIG_FILE] then --key=value
     if source is None:
         name = default_preset(overrides.get('device', 'auto'))
         settings = PRESETS[name]
-        if name == 'shakespeare_char_fast' and overrides.get('time_budget', DEFAULT_BUDGET):  # a CPU: 5 minutes, however fast
+        if name == 'modern' and overrides.get('time_budget', DEFAULT_BUDGET):  # a CPU: 5 minutes, however fast
             settings = {**settings, 'time_budget': DEFAULT_BUDGET, 'max_iters': 10**9}
-        if overrides.get('init_from', settings.get('init_from', 'scratch')) != 'scratch':  # the checkpoint's shape
-            settings = {k: v for k, v in settings.items() if k not in SHAPE_KEYS}
+        init_from = overrides.get('init_from', settings.get('init_from', 'scratch'))
+        if init_from not in ('scratch', 'resume'): settings = {**settings, **FINE_TUNE}  # AdamW, as nanoGPT fine-tunes
+        if init_from != 'scratch': settings = {k: v for k, v in settings.items() if k not in SHAPE_KEYS}  # the checkpoint's
     elif source in PRESETS: settings = PRESETS[source]
     elif Path(source).is_file(): settings = read_config_file(source)
     else: raise ConfigError(f'{source!r} is neither a preset ({", ".join(PRESETS)}) nor a config file.')

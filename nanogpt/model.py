@@ -17,9 +17,10 @@ from torch.utils.checkpoint import checkpoint
 
 from .attention import CausalSelfAttention
 from .errors import ConfigError
+from .modern import ReLU2, RMSNorm, rotary_tables, softcap
 
 # %% auto #0
-__all__ = ['LAYER_NORM_EPS', 'GPTConfig', 'MLP', 'LayerNorm', 'Block', 'GPT']
+__all__ = ['MODERN_SWITCHES', 'LAYER_NORM_EPS', 'GPTConfig', 'layout_changes', 'MLP', 'LayerNorm', 'make_norm', 'Block', 'GPT']
 
 # %% ../nbs/05_gpt.ipynb #5272b776
 @dataclass
@@ -35,6 +36,15 @@ class GPTConfig:
     bias: bool = True  # biases in Linear layers and LayerNorms, as GPT-2 (False is a little better and faster)
     gelu_approximate: str = 'none'  # GELU as written ('none', nanoGPT) or its tanh approximation ('tanh': OpenAI's GPT-2, needed to match its weights exactly)
     gradient_checkpointing: bool = False  # recompute each block's activations in the backward pass: less memory, ~30% more compute
+    # the modern GPT (lesson 14): each False or 0 keeps GPT-2's layout, which GPT-2's weights need
+    rope: bool = False  # rotary position embeddings on queries and keys instead of learned position embeddings
+    qk_norm: bool = False  # RMS-normalise each head's queries and keys before attention
+    relu2: bool = False  # ReLU squared in the MLP instead of GELU
+    rmsnorm: bool = False  # RMSNorm without parameters instead of LayerNorm
+    embed_norm: bool = False  # a norm right after the embeddings
+    tie_weights: bool = True  # the output layer shares the token embedding's tensor (False: a head of its own)
+    zero_init: bool = False  # start every output projection (c_proj) at zero, so each block starts as the identity
+    logit_softcap: float = 0.0  # squash the logits into (-cap, cap) with cap * tanh(logits / cap) (0: off; nanochat: 15)
 
     def __post_init__(self): _check_config(self)  # every GPTConfig, also one made by dataclasses.replace, is checked
 
@@ -45,6 +55,9 @@ class GPTConfig:
         return -(-self.vocab_size // m) * m
 
 # %% ../nbs/05_gpt.ipynb #22ad4660
+MODERN_SWITCHES = ('rope', 'qk_norm', 'relu2', 'rmsnorm', 'embed_norm', 'tie_weights', 'zero_init')
+
+
 def _check_config(cfg: GPTConfig):
     "Raise a `ConfigError` naming the first field of `cfg` a GPT cannot be built with, and what to pass"
     for name in ('block_size', 'vocab_size', 'pad_vocab_size_multiple', 'n_layer', 'n_head', 'n_embd'):  # whole numbers >= 1
@@ -58,11 +71,21 @@ def _check_config(cfg: GPTConfig):
                           'n_embd // n_head channels. Change n_embd or n_head.')
     if isinstance(cfg.dropout, bool) or not isinstance(cfg.dropout, numbers.Real) or not 0 <= cfg.dropout < 1:
         raise ConfigError(f'GPTConfig.dropout must be a probability in [0, 1) (e.g. dropout=0.1), got {cfg.dropout!r}.')
-    for name in ('bias', 'gradient_checkpointing'):
+    if isinstance(cfg.logit_softcap, bool) or not isinstance(cfg.logit_softcap, numbers.Real) or cfg.logit_softcap < 0:
+        raise ConfigError(f'GPTConfig.logit_softcap must be 0 (off) or a positive number (e.g. 15), got {cfg.logit_softcap!r}.')
+    if cfg.rope and (cfg.n_embd // cfg.n_head) % 2:
+        raise ConfigError(f'rope=True turns pairs of channels, so n_embd // n_head must be even; got {cfg.n_embd // cfg.n_head}.')
+    for name in ('bias', 'gradient_checkpointing', *MODERN_SWITCHES):
         if not isinstance(getattr(cfg, name), bool):
             raise ConfigError(f'GPTConfig.{name} must be True or False, got {getattr(cfg, name)!r}.')
     if cfg.gelu_approximate not in ('none', 'tanh'):
         raise ConfigError(f"GPTConfig.gelu_approximate must be 'none' or 'tanh', got {cfg.gelu_approximate!r}.")
+
+
+def layout_changes(config: GPTConfig) -> dict:
+    "The options of the modern GPT (lesson 14) that `config` sets away from GPT-2's layout: {name: value}"
+    names = (*MODERN_SWITCHES, 'logit_softcap')
+    return {name: getattr(config, name) for name in names if getattr(config, name) != getattr(GPTConfig, name)}
 
 # %% ../nbs/05_gpt.ipynb #fe4011b5
 class MLP(nn.Module):
@@ -71,6 +94,7 @@ class MLP(nn.Module):
         super().__init__()
         self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd, bias=config.bias)
         self.gelu = nn.GELU(approximate=getattr(config, 'gelu_approximate', 'none'))  # 'tanh' for OpenAI's GPT-2 weights
+        if getattr(config, 'relu2', False): self.gelu = ReLU2()  # the modern MLP's activation (lesson 14); nanoGPT's name kept
         self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd, bias=config.bias)
         self.dropout = nn.Dropout(config.dropout)
 
@@ -93,18 +117,25 @@ class LayerNorm(nn.Module):
         return F.layer_norm(x, self.weight.shape, self.weight, self.bias, LAYER_NORM_EPS)  # (B, T, C)
 
 # %% ../nbs/05_gpt.ipynb #63b0ccca
+def make_norm(config):  # any object with n_embd and bias (and optionally rmsnorm)
+    "The block's norm: GPT-2's LayerNorm, or RMSNorm without parameters when `config.rmsnorm`"
+    if getattr(config, 'rmsnorm', False): return RMSNorm()
+    return LayerNorm(config.n_embd, bias=config.bias)
+
+
 class Block(nn.Module):
     "A pre-norm transformer block: x + attn(ln_1(x)), then x + mlp(ln_2(x))"
     def __init__(self, config):  # any object with n_embd, n_head, block_size, dropout, bias
         super().__init__()
-        self.ln_1 = LayerNorm(config.n_embd, bias=config.bias)
+        self.ln_1 = make_norm(config)
         self.attn = CausalSelfAttention(config)
-        self.ln_2 = LayerNorm(config.n_embd, bias=config.bias)
+        self.ln_2 = make_norm(config)
         self.mlp = MLP(config)
 
     def forward(self, x,  # (B, T, C)
-                kv_cache=None):  # passed to the attention layer
-        x = x + self.attn(self.ln_1(x), kv_cache=kv_cache)  # (B, T, C): communicate
+                kv_cache=None,  # passed to the attention layer
+                rotary=None):  # passed to the attention layer: (cos, sin) of the positions, with rope
+        x = x + self.attn(self.ln_1(x), kv_cache=kv_cache, rotary=rotary)  # (B, T, C): communicate
         return x + self.mlp(self.ln_2(x))  # (B, T, C): compute
 
 # %% ../nbs/05_gpt.ipynb #2443e462
@@ -115,16 +146,19 @@ class GPT(nn.Module):
         self.config = config
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.padded_vocab_size, config.n_embd),
-            wpe=nn.Embedding(config.block_size, config.n_embd),
             drop=nn.Dropout(config.dropout),
             h=nn.ModuleList(Block(config) for _ in range(config.n_layer)),
-            ln_f=LayerNorm(config.n_embd, bias=config.bias),
+            ln_f=make_norm(config),
         ))
+        if not config.rope: self.transformer.wpe = nn.Embedding(config.block_size, config.n_embd)  # learned positions
+        if config.embed_norm: self.transformer.ln_e = make_norm(config)  # the norm after the embeddings
         self.lm_head = nn.Linear(config.n_embd, config.padded_vocab_size, bias=False)
-        self.lm_head.weight = self.transformer.wte.weight  # weight tying: one shared tensor
+        if config.tie_weights: self.lm_head.weight = self.transformer.wte.weight  # weight tying: one shared tensor
         self.apply(self._init_weights)
         for name, p in self.named_parameters():
-            if name.endswith('c_proj.weight'): nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
+            if not name.endswith('c_proj.weight'): continue
+            if config.zero_init: nn.init.zeros_(p)  # each block adds nothing at first
+            else: nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
 
     def _init_weights(self, module):
         if isinstance(module, (nn.Linear, nn.Embedding)): nn.init.normal_(module.weight, mean=0.0, std=0.02)
@@ -185,6 +219,25 @@ def _check_input(self: GPT, idx,  # (B, T) token ids
 
 # %% ../nbs/05_gpt.ipynb #5c42d672
 @patch
+def _embed(self: GPT, idx,  # (B, T) token ids
+           pos):  # (T,) or (B, T) their positions
+    "(the block stack's input (B, T, C), rotary tables or None): token embeddings plus learned positions or rotary ones"
+    x = self.transformer.wte(idx)  # (B, T, C)
+    if self.config.rope: rotary = rotary_tables(pos, self.config.n_embd // self.config.n_head)  # positions turn q and k
+    else: x, rotary = x + self.transformer.wpe(pos), None  # (B, T, C): positions added
+    if self.config.embed_norm: x = self.transformer.ln_e(x)  # (B, T, C)
+    return self.transformer.drop(x), rotary
+
+
+@patch
+def _logits(self: GPT, x):  # (B, T, C) after the final norm
+    "The output layer's logits (B, T, V), the padded rows cut off, soft-capped when `logit_softcap`"
+    logits = self.lm_head(x)[..., :self.config.vocab_size]  # (B, T, V)
+    if self.config.logit_softcap: logits = softcap(logits, self.config.logit_softcap)
+    return logits
+
+
+@patch
 def forward(self: GPT, idx,  # (B, T) token ids
             targets=None,  # (B, T) the next token ids, -1 to ignore a position; None when generating
             kv_caches=None,  # None, or one cache per block (see `CausalSelfAttention`)
@@ -195,17 +248,17 @@ def forward(self: GPT, idx,  # (B, T) token ids
     T = idx.size(1)
     if torch.is_tensor(start_pos): pos = start_pos + torch.arange(T, device=idx.device)  # (B, T): each row from its start
     else: pos = torch.arange(start_pos, start_pos + T, device=idx.device)  # (T,)
-    x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
+    x, rotary = self._embed(idx, pos)  # (B, T, C), and (cos, sin) with rope
     for i, block in enumerate(self.transformer.h):
         if self.config.gradient_checkpointing and self.training and kv_caches is None:
-            x = checkpoint(block, x, use_reentrant=False)  # (B, T, C), recomputed in backward
+            x = checkpoint(block, x, None, rotary, use_reentrant=False)  # (B, T, C), recomputed in backward
         else:
-            x = block(x, kv_cache=None if kv_caches is None else kv_caches[i])  # (B, T, C)
+            x = block(x, kv_cache=None if kv_caches is None else kv_caches[i], rotary=rotary)  # (B, T, C)
     x = self.transformer.ln_f(x)  # (B, T, C)
     V = self.config.vocab_size
     if targets is None:
-        return self.lm_head(x if all_logits else x[:, -1:])[..., :V], None  # (B, T or 1, V): the padded rows are cut off
-    logits = self.lm_head(x)[..., :V]  # (B, T, V)
+        return self._logits(x if all_logits else x[:, -1:]), None  # (B, T or 1, V)
+    logits = self._logits(x)  # (B, T, V)
     loss = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-1)
     return logits, loss
 
@@ -213,9 +266,10 @@ def forward(self: GPT, idx,  # (B, T) token ids
 @patch
 def num_params(self: GPT, non_embedding: bool = True,  # subtract the position embeddings, as nanoGPT reports
               ) -> int:
-    "Number of parameters, the tied output layer counted once"
+    "Number of parameters, a tied output layer counted once"
     n = sum(p.numel() for p in self.parameters())
-    return n - self.transformer.wpe.weight.numel() if non_embedding else n
+    if non_embedding and not self.config.rope: n -= self.transformer.wpe.weight.numel()
+    return n
 
 @patch
 def flops_per_token(self: GPT) -> int:
@@ -240,7 +294,8 @@ def crop_block_size(self: GPT, block_size: int):  # the new, smaller context
         raise ConfigError(f'crop_block_size can only shrink the context: got {block_size}, the model has '
                          f'block_size={self.config.block_size}.')
     self.config = replace(self.config, block_size=block_size)
-    self.transformer.wpe.weight = nn.Parameter(self.transformer.wpe.weight[:block_size].detach().clone())
+    if not self.config.rope:  # rotary positions have no table to crop
+        self.transformer.wpe.weight = nn.Parameter(self.transformer.wpe.weight[:block_size].detach().clone())
     for block in self.transformer.h: block.attn.block_size = block_size
     return self
 

@@ -18,7 +18,7 @@ from safetensors.torch import load_file, save
 from .checkpoint import TOKENIZER_FILE, clean_state_dict
 from .errors import CheckpointError, ConfigError, MissingError, describe
 from .files import atomic_write_bytes
-from .model import GPT, LAYER_NORM_EPS, GPTConfig
+from .model import GPT, LAYER_NORM_EPS, GPTConfig, layout_changes
 
 # %% auto #0
 __all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'config_from_hf', 'hf_config',
@@ -57,7 +57,7 @@ def config_from_hf(hf: dict,  # the contents of a Hugging Face GPT-2 config.json
                          '(the weights fix the shape; crop the context with model.crop_block_size).')
     return GPTConfig(block_size=hf['n_positions'], vocab_size=hf['vocab_size'], n_layer=hf['n_layer'], n_head=hf['n_head'],
                      n_embd=hf['n_embd'], bias=True, gelu_approximate=GELU_NAMES[hf.get('activation_function', 'gelu_new')],
-                     **{'dropout': 0.0, **overrides})
+                     **hf.get('nanogpt_layout', {}), **{'dropout': 0.0, **overrides})  # layout: our ONNX and pt2 exports
 
 
 def hf_config(config: GPTConfig,  # our model's configuration
@@ -69,7 +69,8 @@ def hf_config(config: GPTConfig,  # our model's configuration
             'n_inner': None, 'activation_function': 'gelu_new' if config.gelu_approximate == 'tanh' else 'gelu',
             'resid_pdrop': config.dropout, 'embd_pdrop': config.dropout, 'attn_pdrop': config.dropout,
             'layer_norm_epsilon': LAYER_NORM_EPS, 'initializer_range': 0.02, 'scale_attn_weights': True, 'tie_word_embeddings': True,
-            'torch_dtype': 'float32', **gpt2_ids}
+            'torch_dtype': 'float32', **gpt2_ids,
+            **({'nanogpt_layout': layout_changes(config)} if layout_changes(config) else {})}  # lesson 14's options
 
 # %% ../nbs/08_gpt2.ipynb #f2759b69
 def from_hf_state_dict(hf_state: dict,  # tensors of a GPT-2 checkpoint, with or without the `transformer.` prefix
@@ -209,6 +210,9 @@ def save_pretrained(model: GPT,  # our model
                     tokenizer=None,  # its tokenizer (optional): saved so that nanogpt can sample from the folder
                    ) -> Path:
     "Write `config.json` and `model.safetensors` in the Hugging Face GPT-2 layout, which `transformers` loads"
+    if layout_changes(model.config):
+        raise ConfigError(f'This model uses the modern layout ({", ".join(layout_changes(model.config))}), which transformers\' '
+                          'GPT-2 cannot load: export it with --format onnx or --format pt2, or sample it with nanogpt.')
     path = Path(path)
     try: path.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):  # the path, or a folder on the way to it, is a file

@@ -95,6 +95,11 @@ def check_config(cfg):  # the settings to check, a TrainConfig
     for key in ('learning_rate', 'min_lr', 'weight_decay', 'grad_clip', 'dropout', 'beta1', 'beta2'):
         value = getattr(cfg, key)
         if not math.isfinite(value) or value < 0: raise ConfigError(f'{key} must be a finite number, 0 or more, got {value}.')
+    if cfg.optimizer not in ('adamw', 'muon'): raise ConfigError(f"optimizer must be 'adamw' or 'muon', got {cfg.optimizer!r}.")
+    if not math.isfinite(cfg.muon_lr) or cfg.muon_lr <= 0: raise ConfigError(f'muon_lr must be a number above 0, got {cfg.muon_lr}.')
+    if cfg.optimizer == 'muon' and (cfg.fsdp or cfg.lora_rank):
+        raise ConfigError('--optimizer=muon orthogonalises whole weight matrices: it trains neither FSDP shards nor LoRA '
+                          'adapters. Use --optimizer=adamw with --fsdp or --lora_rank.')
     if not 0 <= cfg.dropout < 1: raise ConfigError(f'dropout must be in [0, 1), got {cfg.dropout}.')
     for key in ('beta1', 'beta2'):
         if not getattr(cfg, key) < 1: raise ConfigError(f'{key} must be in [0, 1): it is the decay of a running average, got {getattr(cfg, key)}.')
@@ -118,8 +123,11 @@ def read_log(out_dir,  # a run's out_dir
 
 
 # %% ../nbs/engine/10_runs.ipynb #12e11b94
-SHAPE_KEYS = ('n_layer', 'n_head', 'n_embd', 'block_size', 'bias')  # None: from the checkpoint, or SCRATCH_SHAPE
-SCRATCH_SHAPE = dict(n_layer=12, n_head=12, n_embd=768, block_size=1024, bias=False)  # nanoGPT's defaults: GPT-2 small, no biases
+SHAPE_KEYS = ('n_layer', 'n_head', 'n_embd', 'block_size', 'bias', 'rope', 'qk_norm', 'relu2', 'rmsnorm', 'embed_norm',
+              'tie_weights', 'zero_init', 'logit_softcap')  # the model's shape and layout; None: the checkpoint's, or SCRATCH_SHAPE
+SCRATCH_SHAPE = dict(n_layer=12, n_head=12, n_embd=768, block_size=1024, bias=False,  # nanoGPT's defaults: GPT-2 small, no biases
+                     rope=False, qk_norm=False, relu2=False, rmsnorm=False, embed_norm=False,  # GPT-2's layout (lesson 14)
+                     tie_weights=True, zero_init=False, logit_softcap=0.0)
 
 
 def _tokenizer_name(tokenizer: dict) -> str:
@@ -173,6 +181,10 @@ def check_resume(checkpoint: dict,  # the ckpt.pt to resume
         raise ConfigError(f"{path} was trained on {saved['dataset']}, but dataset={cfg.dataset} in {cfg.data_dir} holds other data "
                           f"({', '.join(differs)} differ): resume with the dataset the run was trained on, or start a new run from "
                           f'these weights with --init_from={cfg.out_dir} and another --out_dir.')
+    trained_with = checkpoint['config'].get('optimizer', 'adamw')  # runs from before lesson 14: AdamW
+    if trained_with != cfg.optimizer:
+        raise ConfigError(f'{path} was trained with --optimizer={trained_with}, whose state it holds: resume it with '
+                          f'--optimizer={trained_with}.')
     if checkpoint['iter_num'] >= cfg.max_iters and not (cfg.time_budget or cfg.eval_only):
         raise ConfigError(f"{path} is at iteration {checkpoint['iter_num']:,} and max_iters is {cfg.max_iters:,}: there is nothing "
                           f'left to train. Pass a larger --max_iters to train on (the cosine ends at lr_decay_iters={cfg.lr_decay_iters:,}).')
@@ -310,6 +322,7 @@ class Run:
     def log(self, record: dict):
         "Append one JSON line to log.jsonl (and to Weights & Biases when on), on the main process"
         if not self.parallel.is_main or self.cfg.eval_only: return  # eval_only writes nothing
+        record = {**record, 'time': round(time.time(), 3)}  # when: `nanogpt plot` draws loss against seconds
         strict = {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in record.items()}  # JSON has no NaN
         with open(self.out_dir / 'log.jsonl', 'a') as f: f.write(json.dumps(strict) + '\n')
         if self.wandb_run is not None: self.wandb_run.log(record)

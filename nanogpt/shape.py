@@ -5,6 +5,7 @@
 # %% ../nbs/engine/04_speed.ipynb #e000d1d4
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import replace
@@ -15,11 +16,12 @@ from . import runtime
 from .data import load_meta
 from .files import rng_state, set_rng_state
 from .model import GPT, GPTConfig
+from .modern import muon_adamw
 from .train import configure_optimizer
 
 # %% auto #0
-__all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE', 'shape_config', 'shape_params', 'shape_throughput', 'budget_shape',
-           'fit_budget']
+__all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE', 'LAYOUT_KEYS', 'shape_config', 'shape_params', 'shape_throughput',
+           'budget_shape', 'fit_budget']
 
 # %% ../nbs/engine/04_speed.ipynb #3db1cced
 BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384))  # (n_layer, n_embd): this notebook's ladder, and 6 x 384 for faster machines
@@ -29,10 +31,11 @@ TRAIN_SHARE = 0.7  # of a budget, the share spent on training steps at the measu
 
 def shape_config(n_layer: int,  # transformer blocks
                  n_embd: int,  # width of the residual stream
+                 batch_size: int = 12,  # sequences per step (the modern preset's: 32)
                 ) -> dict:
     "The `TrainConfig` overrides of a candidate shape for a time budget: model, batch, learning rate, evaluations"
     lr = 4e-3 * min(1.0, 192 / n_embd)  # our preset's rate at 192 channels and below, then 1/width
-    return dict(n_layer=n_layer, n_head=max(4, n_embd // 64), n_embd=n_embd, block_size=64, batch_size=12, dropout=0.0,
+    return dict(n_layer=n_layer, n_head=max(4, n_embd // 64), n_embd=n_embd, block_size=64, batch_size=batch_size, dropout=0.0,
                 learning_rate=lr, min_lr=lr / 10, warmup_iters=50, eval_interval=250, eval_iters=20)
 
 
@@ -49,18 +52,23 @@ def shape_throughput(shape: dict,  # `shape_config`'s overrides
                      device: str = 'cpu',  # a resolved device
                      vocab_size: int = 65,  # the tokenizer's
                      seconds: float = 0.5,  # time spent measuring (at least a warm-up and two steps)
+                     layout: dict | None = None,  # GPTConfig's layout options and 'optimizer' (lesson 14; None: GPT-2's, AdamW)
                     ) -> float:
     "Training tokens per second of `shape` on `device` (forward, backward, AdamW), measured once per machine and cached"
     key = {'use': 'throughput', 'machine': runtime.machine_key(), 'device': device, 'vocab_size': vocab_size,
-           'shape': {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')}}
+           'shape': {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')},
+           **({'layout': layout} if layout else {})}  # GPT-2's layout keeps the key it always had
     entry = runtime.cached(key)
     if entry is not None and isinstance(entry.get('tokens_per_sec'), (int, float)) and entry['tokens_per_sec'] > 0:
         return entry['tokens_per_sec']
     state = rng_state()
     try:
         torch.manual_seed(0)
-        model = GPT(GPTConfig(vocab_size=vocab_size, bias=False, **{k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size')})).to(device)
-        optimizer = configure_optimizer(model, 0.1, shape['learning_rate'], (0.9, 0.99), device)
+        options = {k: v for k, v in (layout or {}).items() if k != 'optimizer'}
+        shape_keys = {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size')}
+        model = GPT(GPTConfig(vocab_size=vocab_size, **{'bias': False, **options}, **shape_keys)).to(device)
+        if (layout or {}).get('optimizer') == 'muon': optimizer = muon_adamw(model, shape['learning_rate'], 0.02, 0.1, (0.9, 0.99))
+        else: optimizer = configure_optimizer(model, 0.1, shape['learning_rate'], (0.9, 0.99), device)
         x = torch.randint(vocab_size, (shape['batch_size'], shape['block_size']), device=device)  # (B, T)
         def step():
             _, loss = model(x, x)
@@ -80,17 +88,21 @@ def budget_shape(time_budget: float,  # seconds for the whole run
                  vocab_size: int = 65,  # the tokenizer's
                  shapes=BUDGET_SHAPES,  # the candidates, (n_layer, n_embd) pairs
                  measure=shape_throughput,  # measure(shape, device, vocab_size, seconds) -> training tokens per second
+                 batch_size: int = 12,  # sequences per step of every candidate
                 ) -> dict:
     "`TrainConfig` overrides for a `time_budget` run on this machine: the shape whose tokens per parameter come nearest `TOKENS_PER_PARAM`"
     seconds = min(1.0, 0.02 * time_budget / len(shapes))  # per candidate
     best, best_distance = None, math.inf
-    for shape in sorted((shape_config(*s) for s in shapes), key=lambda shape: shape_params(shape, vocab_size)):
+    for shape in sorted((shape_config(*s, batch_size) for s in shapes), key=lambda shape: shape_params(shape, vocab_size)):
         ratio = measure(shape, device, vocab_size, seconds) * TRAIN_SHARE * time_budget / shape_params(shape, vocab_size)
         if abs(math.log(ratio / TOKENS_PER_PARAM)) < best_distance: best, best_distance = shape, abs(math.log(ratio / TOKENS_PER_PARAM))
         if ratio < TOKENS_PER_PARAM: break  # a larger shape sees fewer tokens per parameter still: no need to measure it
     return best
 
 # %% ../nbs/engine/04_speed.ipynb #ced0d25d
+LAYOUT_KEYS = ('rope', 'qk_norm', 'relu2', 'rmsnorm', 'embed_norm', 'tie_weights', 'zero_init', 'logit_softcap')
+
+
 def fit_budget(cfg,  # a TrainConfig with a time_budget
                explicit: set,  # the keys the user set as flags
                named: bool,  # whether a preset or config file was named: its shape stands
@@ -101,8 +113,13 @@ def fit_budget(cfg,  # a TrainConfig with a time_budget
               ):
     "A time-budget run: the shape `budget_shape` picks unless one was asked for, the time left, the closing evaluation reserved"
     meta = load_meta(dataset_dir)
-    if cfg.init_from == 'scratch' and not named and not explicit & {'n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size'}:
-        chosen = {k: v for k, v in budget_shape(cfg.time_budget, device, meta['vocab_size']).items() if k not in explicit}
+    if cfg.init_from == 'scratch' and not named and not explicit & {'n_layer', 'n_head', 'n_embd', 'block_size'}:
+        layout = {k: getattr(cfg, k) for k in LAYOUT_KEYS if getattr(cfg, k) not in (None, getattr(GPTConfig, k))}
+        if cfg.optimizer != 'adamw': layout['optimizer'] = cfg.optimizer
+        measure = functools.partial(shape_throughput, layout=layout)  # the speed of the model and optimizer this run trains
+        chosen = {k: v for k, v in budget_shape(cfg.time_budget, device, meta['vocab_size'], measure=measure,
+                                                batch_size=cfg.batch_size).items()
+                  if k not in explicit}
         cfg = replace(cfg, **chosen)
         say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, measured: {cfg.n_layer} layers of {cfg.n_embd} channels "
             f"(the speed notebook's rule; pass --n_layer, --n_embd, ... to choose)", flush=True)

@@ -36,12 +36,13 @@ from .checkpoint import clean_state_dict, save_checkpoint
 from .data import BatchLoader, load_meta
 from .errors import ConfigError, TrainingError, os_error_message
 from .files import rng_state, set_rng_state
+from .modern import muon_adamw
 from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype
 
 # %% auto #0
-__all__ = ['PRESETS', 'TrainConfig', 'preset', 'configure_optimizer', 'get_lr', 'train_step', 'setup', 'build_run', 'evaluate',
-           'save', 'log_step', 'evaluate_and_save', 'finish', 'summary', 'progress_bar', 'train_loop', 'train',
-           'plot_log']
+__all__ = ['PRESETS', 'MODERN_LAYOUT', 'PLOT_AXES', 'TrainConfig', 'preset', 'configure_optimizer', 'build_optimizer', 'get_lr',
+           'train_step', 'setup', 'build_run', 'evaluate', 'save', 'log_step', 'evaluate_and_save', 'finish', 'summary',
+           'progress_bar', 'train_loop', 'train', 'saved_config', 'plot_log', 'plot_runs']
 
 # %% ../nbs/06_training.ipynb #f4893675
 @dataclass
@@ -71,12 +72,22 @@ class TrainConfig:
     n_embd: int | None = None  # width of the residual stream (None: the checkpoint's, or 768)
     dropout: float = 0.0  # 0 for pretraining, 0.1+ for fine-tuning and small data
     bias: bool | None = None  # biases in Linear layers and LayerNorms (None: the checkpoint's, or False)
+    rope: bool | None = None  # ours, the modern GPT (lesson 14): rotary positions (None: the checkpoint's, or False)
+    qk_norm: bool | None = None  # ours: RMS-normalise queries and keys (None: the checkpoint's, or False)
+    relu2: bool | None = None  # ours: ReLU squared in the MLP instead of GELU (None: the checkpoint's, or False)
+    rmsnorm: bool | None = None  # ours: RMSNorm without parameters instead of LayerNorm (None: the checkpoint's, or False)
+    embed_norm: bool | None = None  # ours: a norm after the embeddings (None: the checkpoint's, or False)
+    tie_weights: bool | None = None  # ours: the output layer shares the token embedding (None: the checkpoint's, or True)
+    zero_init: bool | None = None  # ours: output projections start at zero (None: the checkpoint's, or False)
+    logit_softcap: float | None = None  # ours: cap * tanh(logits / cap), 0 for none (None: the checkpoint's, or 0)
     # AdamW
     learning_rate: float = 6e-4  # peak learning rate
     max_iters: int = 600000  # optimizer steps in all
     weight_decay: float = 1e-1  # applied to matrices only
     beta1: float = 0.9  # AdamW's decay of the gradient's running mean
     beta2: float = 0.95  # AdamW's decay of the squared gradient's running mean
+    optimizer: str = 'adamw'  # ours: 'adamw', or 'muon' (lesson 14: Muon for the blocks' matrices, AdamW for the rest)
+    muon_lr: float = 0.02  # ours: Muon's peak learning rate; the schedule scales it as it scales learning_rate
     grad_clip: float = 1.0  # clip the gradient norm to this (0: no clipping; the norm is still logged)
     # learning rate schedule
     decay_lr: bool = True  # warmup then cosine decay; False: constant learning_rate
@@ -120,6 +131,11 @@ PRESETS['shakespeare_char_fast'] = {**PRESETS['shakespeare_char_cpu'],  # ours: 
     'out_dir': 'out-shakespeare-char-fast', 'device': 'auto', 'log_interval': 50, 'eval_interval': 250,
     'eval_iters': 20, 'batch_size': 12, 'block_size': 64, 'n_layer': 2, 'n_head': 4, 'n_embd': 192,
     'learning_rate': 4e-3, 'min_lr': 4e-4, 'warmup_iters': 50, 'max_iters': 4500, 'lr_decay_iters': 4500}
+MODERN_LAYOUT = dict(bias=False, rope=True, qk_norm=True, relu2=True, rmsnorm=True, embed_norm=True,  # lesson 14
+                     tie_weights=False, zero_init=True, logit_softcap=15.0)
+PRESETS['modern'] = {**PRESETS['shakespeare_char_fast'], **MODERN_LAYOUT,  # ours: the fast preset, modernised (lesson 14)
+    'out_dir': 'out-modern', 'optimizer': 'muon', 'muon_lr': 0.02, 'batch_size': 32,  # Muon's cost is per step: fewer, larger
+    'max_iters': 2000, 'lr_decay_iters': 2000}
 PRESETS['finetune_shakespeare'] = dict(  # nanoGPT's config/finetune_shakespeare.py: GPT-2 XL on BPE Shakespeare (lesson 08)
     out_dir='out-shakespeare', eval_interval=5, eval_iters=40, wandb_project='shakespeare', wandb_run_name='ft',
     dataset='shakespeare', init_from='gpt2-xl', always_save_checkpoint=False, batch_size=1, gradient_accumulation_steps=32,
@@ -153,6 +169,16 @@ def configure_optimizer(model: nn.Module,  # the model to train
         try: return torch.optim.AdamW(groups, lr=learning_rate, betas=betas, fused=True)
         except RuntimeError: pass  # a PyTorch without the fused kernel for this device
     return torch.optim.AdamW(groups, lr=learning_rate, betas=betas)
+
+
+def build_optimizer(model: nn.Module,  # the model to train, its adapters (if any) added
+                    cfg: TrainConfig,  # its optimizer, learning rates, weight_decay and betas
+                    device: str,  # where the model lives
+                   ):
+    "The run's optimizer: `configure_optimizer`'s AdamW, or Muon beside AdamW (lesson 14) with --optimizer=muon"
+    betas = (cfg.beta1, cfg.beta2)
+    if cfg.optimizer == 'muon': return muon_adamw(model, cfg.learning_rate, cfg.muon_lr, cfg.weight_decay, betas)
+    return configure_optimizer(model, cfg.weight_decay, cfg.learning_rate, betas, device)
 
 # %% ../nbs/06_training.ipynb #86285894
 def get_lr(it: int,  # the iteration
@@ -242,7 +268,7 @@ def build_run(cfg: TrainConfig,  # checked settings
     loaders = {name: BatchLoader(dataset_dir, split, cfg.batch_size, cfg.block_size, device, seed=seed + i)
                for i, (name, split) in enumerate([('train', 'train'), ('eval_train', 'train'), ('eval_val', 'val')])}
     model = parallel.shard(model)  # FSDP: each process keeps a slice of every tensor (lesson 09)
-    optimizer = configure_optimizer(model, cfg.weight_decay, cfg.learning_rate, (cfg.beta1, cfg.beta2), device)
+    optimizer = build_optimizer(model, cfg, device)
     ctx = autocast_context(device, dtype)
     scaler = torch.amp.GradScaler(device.split(':')[0], enabled=dtype == 'float16')
     if checkpoint is not None:
@@ -376,7 +402,7 @@ def train_loop(run: Run,  # a run from `setup`
     with StopRequest() as stop:
         while (stopped := cadence.stop_reason(run.iter_num, stop)) is None:
             lr = get_lr(run.iter_num, cfg, cadence.lr_progress(run.iter_num))
-            for group in run.optimizer.param_groups: group['lr'] = lr
+            for group in run.optimizer.param_groups: group['lr'] = lr * group.get('lr_ratio', 1.0)  # Muon's: its own
             start = time.perf_counter()
             next_batch = run.loaders['train'].next_batch
             loss, norm = train_step(run.step_model, run.optimizer, next_batch, run.micro_steps,
@@ -414,13 +440,18 @@ def train(cfg: TrainConfig,  # the run's settings
         parallel.close()
 
 # %% ../nbs/06_training.ipynb #a8c8aab1
+def saved_config(out_dir) -> TrainConfig:  # a run's out_dir
+    "The `TrainConfig` a run saved in its config.json (keys of other versions left out)"
+    saved = json.loads((Path(out_dir) / 'config.json').read_text())
+    return TrainConfig(**{f.name: saved[f.name] for f in fields(TrainConfig) if f.name in saved})
+
+
 def plot_log(out_dir,  # a run's out_dir (its config.json and log.jsonl)
              title: str = ''):  # the figure's title
     "Train and validation loss against iterations (tokens on the top axis), the learning rate from the schedule below"
     import matplotlib.pyplot as plt
     train_lines, eval_lines = read_log(out_dir)
-    saved = json.loads((Path(out_dir) / 'config.json').read_text())
-    cfg = TrainConfig(**{f.name: saved[f.name] for f in fields(TrainConfig) if f.name in saved})  # older runs: more keys
+    cfg = saved_config(out_dir)
     tokens_per_iter = cfg.batch_size * cfg.block_size * cfg.gradient_accumulation_steps
     fig, (ax, lr_ax) = plt.subplots(2, 1, figsize=(7, 4.5), sharex=True, gridspec_kw={'height_ratios': [3, 1]})
     ax.plot([r['iter'] for r in train_lines], [r['train_loss'] for r in train_lines], lw=0.5, alpha=0.5, label='train (batch)')
@@ -434,4 +465,39 @@ def plot_log(out_dir,  # a run's out_dir (its config.json and log.jsonl)
     lr_ax.set_ylabel('lr'); lr_ax.set_xlabel('iteration')
     if title: fig.suptitle(title)
     fig.tight_layout()
+    return fig
+
+# %% ../nbs/06_training.ipynb #b7e2a1c1
+PLOT_AXES = (('iter', 'iteration'), ('tokens', 'tokens seen'), ('seconds', 'seconds since the run began'))
+
+
+def plot_runs(out_dirs: list,  # runs' out_dirs (each with config.json and log.jsonl)
+              labels: list | None = None,  # a legend entry per run (default: the folders' names)
+              path=None,  # also write the figure here as a PNG (an existing file only if it is a PNG)
+              ):
+    "A matplotlib Figure of each run's validation (lines) and training (faint) loss against iterations, tokens and seconds"
+    if path is not None and Path(path).exists() and Path(path).read_bytes()[:8] != b'\x89PNG\r\n\x1a\n':
+        raise ConfigError(f'{path} exists and is not a PNG image: pass another --to, so that nothing of yours is overwritten.')
+    from matplotlib.figure import Figure  # not pyplot: nothing is added to the caller's figures
+    fig = Figure(figsize=(13, 4), layout='constrained')
+    axes = fig.subplots(1, 3, sharey=True)
+    for i, out_dir in enumerate(out_dirs):
+        if not (Path(out_dir) / 'log.jsonl').is_file():
+            raise ConfigError(f'{out_dir} holds no log.jsonl: pass the out_dir of a run `nanogpt train` wrote.')
+        train_lines, eval_lines = read_log(out_dir)
+        cfg, color = saved_config(out_dir), f'C{i % 10}'
+        per_iter = cfg.batch_size * cfg.block_size * cfg.gradient_accumulation_steps  # tokens
+        start = min((r['time'] for r in train_lines + eval_lines if 'time' in r), default=None)  # older logs: none
+        where = {'iter': lambda r: r['iter'], 'tokens': lambda r: r['iter'] * per_iter,
+                 'seconds': lambda r: r['time'] - start if start is not None and 'time' in r else None}
+        for ax, (key, _) in zip(axes, PLOT_AXES):
+            for lines, style in ((eval_lines, dict(lw=1.5, marker='o', ms=3)), (train_lines, dict(lw=0.5, alpha=0.35))):
+                points = [(where[key](r), r['val_loss' if lines is eval_lines else 'train_loss']) for r in lines]
+                points = [(x, y) for x, y in points if x is not None and y is not None]
+                label = (labels or [Path(d).name for d in out_dirs])[i] if lines is eval_lines and key == 'iter' else None
+                if points: ax.plot(*zip(*points), color=color, label=label, **style)
+    for ax, (_, name) in zip(axes, PLOT_AXES): ax.set_xlabel(name)
+    axes[0].set_ylabel('loss (lines: validation; faint: training batches)')
+    axes[0].legend()
+    if path is not None: fig.savefig(path, dpi=100)
     return fig
