@@ -19,7 +19,8 @@ from .train import PRESETS, SHAPE_KEYS, TrainConfig
 
 # %% auto #0
 __all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'FINE_TUNE', 'TrainOptions', 'field_types', 'check_value', 'parse_value',
-           'read_config_file', 'default_preset', 'parse_train_command', 'parse_train_args', 'config_help']
+           'read_config_file', 'resumed_settings', 'default_preset', 'parse_train_command', 'parse_train_args',
+           'config_help']
 
 # %% ../nbs/engine/11_config.ipynb #ca0b44fe
 @dataclass
@@ -105,6 +106,14 @@ DEFAULT_BUDGET = 300.0  # seconds: `nanogpt train` with no preset, off CUDA, tra
 FINE_TUNE = dict(optimizer='adamw', batch_size=12)  # with no preset, a fine-tune (--init_from) trains as before lesson 14
 
 
+def resumed_settings(out_dir) -> dict:  # the run to resume
+    "What a resumed run keeps from its own config.json: its optimizer (AdamW before lesson 14), Muon's rate, its batch"
+    saved = Path(out_dir) / 'config.json'
+    if not saved.is_file(): return {}  # nothing to resume: the checkpoint's own error says so
+    config = json.loads(saved.read_text())
+    return {'optimizer': config.get('optimizer', 'adamw'), **{k: config[k] for k in ('muon_lr', 'batch_size') if k in config}}
+
+
 def default_preset(device: str = 'auto',  # the device to train on
                   ) -> str:
     "The preset that suits `device`: nanoGPT's GPU recipe on CUDA, the modern GPT (lesson 14) elsewhere"
@@ -128,6 +137,7 @@ def parse_train_command(args: list):  # [PRESET or CONFIG_FILE] then --key=value
             settings = {**settings, 'time_budget': DEFAULT_BUDGET, 'max_iters': 10**9}
         init_from = overrides.get('init_from', settings.get('init_from', 'scratch'))
         if init_from not in ('scratch', 'resume'): settings = {**settings, **FINE_TUNE}  # AdamW, as nanoGPT fine-tunes
+        if init_from == 'resume': settings = {**settings, **resumed_settings(overrides.get('out_dir', settings['out_dir']))}
         if init_from != 'scratch': settings = {k: v for k, v in settings.items() if k not in SHAPE_KEYS}  # the checkpoint's
     elif source in PRESETS: settings = PRESETS[source]
     elif Path(source).is_file(): settings = read_config_file(source)

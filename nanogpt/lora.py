@@ -144,6 +144,9 @@ def check_lora_config(cfg: TrainConfig):  # a run's settings with lora_rank set
     if cfg.init_from == 'scratch':
         raise ConfigError('--lora_rank trains adapters beside pretrained weights, and a model from scratch has none worth keeping: '
                           "pass --init_from with a run's out_dir, a Hugging Face-layout folder or a GPT-2 name (or resume).")
+    if cfg.optimizer == 'muon':
+        raise ConfigError('--optimizer=muon trains whole weight matrices (lesson 14), not LoRA adapters: fine-tune them with '
+                          '--optimizer=adamw.')
 
 
 def lora_record(cfg: TrainConfig,  # the run's settings

@@ -144,13 +144,14 @@ class GPT(nn.Module):
     def __init__(self, config: GPTConfig):
         super().__init__()
         self.config = config
+        embeddings = dict(wte=nn.Embedding(config.padded_vocab_size, config.n_embd))
+        if not config.rope: embeddings['wpe'] = nn.Embedding(config.block_size, config.n_embd)  # learned positions
         self.transformer = nn.ModuleDict(dict(
-            wte=nn.Embedding(config.padded_vocab_size, config.n_embd),
+            **embeddings,
             drop=nn.Dropout(config.dropout),
             h=nn.ModuleList(Block(config) for _ in range(config.n_layer)),
             ln_f=make_norm(config),
         ))
-        if not config.rope: self.transformer.wpe = nn.Embedding(config.block_size, config.n_embd)  # learned positions
         if config.embed_norm: self.transformer.ln_e = make_norm(config)  # the norm after the embeddings
         self.lm_head = nn.Linear(config.n_embd, config.padded_vocab_size, bias=False)
         if config.tie_weights: self.lm_head.weight = self.transformer.wte.weight  # weight tying: one shared tensor

@@ -97,9 +97,9 @@ def check_config(cfg):  # the settings to check, a TrainConfig
         if not math.isfinite(value) or value < 0: raise ConfigError(f'{key} must be a finite number, 0 or more, got {value}.')
     if cfg.optimizer not in ('adamw', 'muon'): raise ConfigError(f"optimizer must be 'adamw' or 'muon', got {cfg.optimizer!r}.")
     if not math.isfinite(cfg.muon_lr) or cfg.muon_lr <= 0: raise ConfigError(f'muon_lr must be a number above 0, got {cfg.muon_lr}.')
-    if cfg.optimizer == 'muon' and (cfg.fsdp or cfg.lora_rank):
-        raise ConfigError('--optimizer=muon orthogonalises whole weight matrices: it trains neither FSDP shards nor LoRA '
-                          'adapters. Use --optimizer=adamw with --fsdp or --lora_rank.')
+    if cfg.optimizer == 'muon' and cfg.fsdp:
+        raise ConfigError('--optimizer=muon orthogonalises whole weight matrices, which FSDP shards: use --optimizer=adamw '
+                          'with --fsdp.')
     if not 0 <= cfg.dropout < 1: raise ConfigError(f'dropout must be in [0, 1), got {cfg.dropout}.')
     for key in ('beta1', 'beta2'):
         if not getattr(cfg, key) < 1: raise ConfigError(f'{key} must be in [0, 1): it is the decay of a running average, got {getattr(cfg, key)}.')
