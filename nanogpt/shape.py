@@ -15,7 +15,7 @@ import torch
 from . import runtime
 from .data import load_meta
 from .files import rng_state, set_rng_state
-from .model import GPT, GPTConfig
+from .model import GPT, MODERN_SWITCHES, GPTConfig
 from .modern import muon_adamw
 from .train import configure_optimizer
 
@@ -100,7 +100,7 @@ def budget_shape(time_budget: float,  # seconds for the whole run
     return best
 
 # %% ../nbs/engine/04_speed.ipynb #ced0d25d
-LAYOUT_KEYS = ('rope', 'qk_norm', 'relu2', 'rmsnorm', 'embed_norm', 'tie_weights', 'zero_init', 'logit_softcap')
+LAYOUT_KEYS = (*MODERN_SWITCHES, 'logit_softcap')  # the model's layout options (lesson 14), as `layout_changes` reads them
 
 
 def fit_budget(cfg,  # a TrainConfig with a time_budget
