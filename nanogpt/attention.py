@@ -13,6 +13,7 @@ from torch.nn import functional as F
 
 from .errors import ConfigError
 from .modern import apply_rotary
+from .runtime import autocast_float32, sdpa
 
 # %% auto #0
 __all__ = ['Head', 'MultiHeadAttention', 'CausalSelfAttention', 'plot_attention']
@@ -91,6 +92,7 @@ class CausalSelfAttention(nn.Module):
         B, T, C = x.shape
         _check_length(T, self.block_size)
         qkv = self.c_attn(x).view(B, T, 3, self.n_head, C // self.n_head)  # (B, T, 3, nh, hs)
+        qkv = autocast_float32(qkv)  # under CPU autocast the attention works in float32, its faster precision there
         q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)  # (B, nh, T, hs) each
         if self.qk_norm: q, k = F.rms_norm(q, (q.size(-1),)), F.rms_norm(k, (k.size(-1),))
         if rotary is not None: q, k = apply_rotary(q, *rotary), apply_rotary(k, *rotary)
@@ -107,12 +109,12 @@ class CausalSelfAttention(nn.Module):
         L = k.size(2)
         dropout_p = self.dropout if self.training else 0.0
         if mask is None and L == T:  # nothing cached before: the plain causal mask
-            y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
+            y = sdpa(q, k, v, dropout_p=dropout_p, is_causal=True)
         elif mask is None and T == 1:  # one new token attends to every cached position and itself
-            y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
+            y = sdpa(q, k, v, dropout_p=dropout_p)
         else:  # the cache's mask, or new query i at position L - T + i
             if mask is None: mask = torch.ones(T, L, dtype=torch.bool, device=x.device).tril(diagonal=L - T)  # (T, L)
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+            y = sdpa(q, k, v, attn_mask=mask, dropout_p=dropout_p)
         y = y.transpose(1, 2).reshape(B, T, C)  # (B, nh, T, hs) -> (B, T, C): heads side by side
         return self.resid_dropout(self.c_proj(y))  # (B, T, C)
 

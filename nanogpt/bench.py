@@ -31,15 +31,16 @@ from .attention import MultiHeadAttention
 from .data import BatchLoader, load_meta, prepare
 from .errors import ConfigError, DataError, MissingError, TrainingError
 from .model import GPT, GPTConfig
-from .runtime import choose_cpu_dtype, machine_key, training_step
+from .runtime import choose_cpu_dtype, machine_key, resolve_device, training_step
 from .train import MODERN_LAYOUT
 
 # %% auto #0
-__all__ = ['MODEL_SHAPES', 'ITER_LINE', 'EVAL_LINE', 'NANOGPT_FILES', 'NANOGPT_CPU_RECIPE', 'LAYOUT_FLAGS', 'rate', 'rates',
-           'reopening_get_batch', 'bench_loader', 'LectureGPT', 'linear_floor', 'bench_model', 'cropping_generate',
-           'weight_read_floor', 'bench_sample', 'parse_train_output', 'step_ms', 'time_to_loss', 'loss_at',
-           'seeded_train_py', 'check_checkout', 'nanogpt_copy', 'recipe_args', 'run_timed', 'summarize_run', 'our_ms',
-           'import_nanogpt_model', 'bench_ref_generate', 'cpu_info', 'ref_rows', 'ref_table', 'bench_ref']
+__all__ = ['MODEL_SHAPES', 'ITER_LINE', 'EVAL_LINE', 'NANOGPT_FILES', 'NANOGPT_CPU_RECIPE', 'LAYOUT_FLAGS', 'MFU_FIELD', 'rate',
+           'rates', 'reopening_get_batch', 'bench_loader', 'LectureGPT', 'linear_floor', 'bench_model',
+           'cropping_generate', 'weight_read_floor', 'bench_sample', 'parse_train_output', 'step_ms', 'time_to_loss',
+           'loss_at', 'seeded_train_py', 'check_checkout', 'nanogpt_copy', 'recipe_args', 'run_timed', 'summarize_run',
+           'our_ms', 'import_nanogpt_model', 'bench_ref_generate', 'cpu_info', 'ref_rows', 'ref_table', 'bench_ref',
+           'gpu_row', 'bench_gpu', 'gpu_table']
 
 # %% ../nbs/engine/08_bench.ipynb #fe5fe928
 def rate(fn,  # the call to time
@@ -442,7 +443,7 @@ LAYOUT_FLAGS = {  # our runs in GPT-2's layout with AdamW, and in lesson 14's mo
 def bench_ref(ref,  # a checkout of karpathy/nanoGPT
               seeds: tuple = (1337,),  # one nanoGPT run and one of ours per seed
               iters: int = 2000,  # iterations per run (nanoGPT's CPU recipe: 2,000)
-              time_shares: tuple = (1.0, 1 / 3),  # ours as --time_budget runs given these shares of nanoGPT's wall time (first seed)
+              time_shares: tuple = (1.0, 1 / 3, 1 / 10),  # ours as --time_budget runs given these shares of nanoGPT's wall time (first seed)
               new_tokens: int = 500,  # tokens per generation in the sampling race
               rounds: int = 3,  # alternations of the sampling race
               shapes: dict = MODEL_SHAPES,  # model shapes of the sampling race
@@ -480,3 +481,55 @@ def bench_ref(ref,  # a checkout of karpathy/nanoGPT
                                                           for share in time_shares for layout in LAYOUT_FLAGS]
         result['generate'] = bench_ref_generate(copy, shapes, new_tokens, rounds)
     return result
+
+# %% ../nbs/engine/08_bench.ipynb #eb2105c7
+MFU_FIELD = re.compile(r'mfu ([\d.]+)%')  # model FLOPs utilisation in our iteration lines
+
+
+def gpu_row(layout: str,  # a key of LAYOUT_FLAGS
+            lines: list,  # what `run_timed` returned for the run
+            out_dir,  # the run's out_dir
+            dataset_dir,  # the prepared dataset, to score the run on
+            target: float,  # the validation loss to time
+           ) -> dict:
+    "One run's figures: seconds to `target`, median step time and MFU (after the first 10 steps), last and full-split val loss"
+    from nanogpt.evaluate import evaluate_run
+    parsed = parse_train_output(lines)
+    steps = [(int(ITER_LINE.match(text)[1]), text) for _, text in lines if ITER_LINE.match(text)]
+    mfu = [float(m[1]) for it, text in steps if it >= 10 and (m := MFU_FIELD.search(text))]
+    ms = [t for it, t in parsed['ms'].items() if it >= 10]
+    return dict(layout=layout, seconds_to_target=time_to_loss(parsed['evals'], target), seconds=lines[-1][0],
+                ms=statistics.median(ms) if ms else None, mfu=statistics.median(mfu) if mfu else None,
+                final_val=parsed['evals'][-1][2], full_val=evaluate_run(out_dir, 'val', dataset_dir=dataset_dir)['loss'])
+
+
+def bench_gpu(data_dir='data',  # root folder of the datasets; shakespeare_char is prepared there if it is not yet
+              target: float = 1.47,  # the validation loss to time: nanoGPT's GPU recipe's, on an A100
+              device: str = 'cuda',  # where both runs train
+              extra: tuple = (),  # more --key=value flags for both runs (a CPU smoke test makes the recipe tiny)
+             ) -> list:
+    "nanoGPT's GPU recipe in GPT-2's layout with AdamW and in the modern layout with Muon, one after the other: `gpu_row` of each"
+    resolve_device(device)  # where there is no such device: its clear error, before anything is prepared
+    dataset = _dataset(data_dir).resolve()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix='nanogpt-gpu-') as tmp:
+        for layout, flags in LAYOUT_FLAGS.items():
+            out_dir = Path(tmp) / layout
+            lines = run_timed([sys.executable, '-m', 'nanogpt', 'train', 'shakespeare_char', f'--data_dir={dataset.parent}',
+                               f'--out_dir={out_dir}', f'--device={device}', '--progress=False', '--sample_tokens=0',
+                               *flags, *extra], tmp)
+            rows.append(gpu_row(layout, lines, out_dir, dataset, target))
+    return rows
+
+
+def gpu_table(rows: list,  # what `bench_gpu` returned
+              target: float = 1.47,  # the loss it timed
+             ):
+    "Print `bench_gpu`'s figures, one line per layout, under the name of the device"
+    device = torch.cuda.get_device_name() if torch.cuda.is_available() else machine_key()['name']
+    print(f"{device}: nanoGPT's GPU recipe (shakespeare_char)")
+    print(f"{'layout':8} {f's to {target}':>9} {'seconds':>8} {'ms/iter':>8} {'MFU %':>6} {'last val':>9} {'full val':>9}")
+    for r in rows:
+        reached = '-' if r['seconds_to_target'] is None else f"{r['seconds_to_target']:.1f}"
+        mfu, ms = ('-' if r[k] is None else f'{r[k]:.1f}' for k in ('mfu', 'ms'))
+        print(f"{r['layout']:8} {reached:>9} {r['seconds']:8.1f} {ms:>8} {mfu:>6} {r['final_val']:9.4f} {r['full_val']:9.4f}")

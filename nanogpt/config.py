@@ -107,11 +107,12 @@ FINE_TUNE = dict(optimizer='adamw', batch_size=12)  # with no preset, a fine-tun
 
 
 def resumed_settings(out_dir) -> dict:  # the run to resume
-    "What a resumed run keeps from its own config.json: its optimizer (AdamW before lesson 14), Muon's rate, its batch"
+    "What a resumed run keeps from its own config.json: its optimizer (AdamW before lesson 14), its rates and warmup, its batch"
     saved = Path(out_dir) / 'config.json'
     if not saved.is_file(): return {}  # nothing to resume: the checkpoint's own error says so
     config = json.loads(saved.read_text())
-    return {'optimizer': config.get('optimizer', 'adamw'), **{k: config[k] for k in ('muon_lr', 'batch_size') if k in config}}
+    kept = ('learning_rate', 'min_lr', 'muon_lr', 'warmup_iters', 'batch_size')  # a time budget may have chosen them
+    return {'optimizer': config.get('optimizer', 'adamw'), **{k: config[k] for k in kept if k in config}}
 
 
 def default_preset(device: str = 'auto',  # the device to train on

@@ -22,11 +22,11 @@ from .errors import ConfigError, MissingError
 from .model import GPT, GPTConfig
 from .pretrained import GPT2_SIZES, config_from_hf
 from .runtime import autocast_context, resolve_dtype
-from .train import SCRATCH_SHAPE, TrainConfig, configure_optimizer, train_step
+from .train import SCRATCH_SHAPE, TrainConfig, build_optimizer, configure_optimizer, train_step
 
 # %% auto #0
-__all__ = ['GiB', 'MiB', 'BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'human', 'param_count', 'measure_step', 'saved_bytes',
-           'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak', 'kv_cache_bytes',
+__all__ = ['GiB', 'MiB', 'BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'human', 'param_count', 'optimizer_bytes', 'measure_step',
+           'saved_bytes', 'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak', 'kv_cache_bytes',
            'fitting_settings', 'memory_report', 'run_config', 'available_memory', 'start_config', 'run_memory_estimate',
            'dry_run', 'check_memory']
 
@@ -40,13 +40,27 @@ def human(n: float) -> str: return f'{n / GiB:.2f} GiB' if n >= GiB else f'{n / 
 BYTES = {'float32': 4, 'bfloat16': 2, 'float16': 2}  # bytes per element of each dtype a run computes in
 
 
-def param_count(config: GPTConfig,  # a model's shape
+def param_count(config: GPTConfig,  # a model's shape and layout
                ) -> tuple[int, int]:
-    "(parameters, parameter tensors) of a `GPT` of this shape, the tied output layer counted once"
+    "(parameters, parameter tensors) of a `GPT` of this shape and layout (lesson 14's options too), a tied output layer counted once"
     C, L, b = config.n_embd, config.n_layer, int(config.bias)
-    per_block = 12 * C * C + 2 * C + 11 * C * b  # four matrices, two LayerNorm gains; the biases of all six: 3C + C + 4C + C + 2C
-    n = L * per_block + config.padded_vocab_size * C + config.block_size * C + C * (1 + b)  # wte (= lm_head), wpe, ln_f
-    return n, L * 6 * (1 + b) + 3 + b
+    layer_norm, untied, learned_positions = int(not config.rmsnorm), int(not config.tie_weights), int(not config.rope)
+    outer_norms = 1 + int(config.embed_norm)  # ln_f, and ln_e after the embedding: each a gain (and a bias) with LayerNorm
+    per_block = 12 * C * C + 2 * layer_norm * C * (1 + b) + 9 * C * b  # four matrices, two norms, the four layers' biases
+    embeddings = config.padded_vocab_size * C * (1 + untied) + config.block_size * C * learned_positions  # wte, lm_head, wpe
+    n = L * per_block + embeddings + outer_norms * layer_norm * C * (1 + b)
+    tensors = L * (4 + 4 * b + 2 * layer_norm * (1 + b)) + 1 + untied + learned_positions + outer_norms * layer_norm * (1 + b)
+    return n, tensors
+
+
+def optimizer_bytes(config: GPTConfig,  # a model's shape and layout
+                    optimizer: str = 'adamw',  # 'adamw', or 'muon' (lesson 14: Muon for the blocks' matrices, AdamW for the rest)
+                   ) -> int:
+    "Bytes of the optimizer's state: AdamW's two float32 buffers and step count per tensor; Muon's one momentum buffer"
+    n, tensors = param_count(config)
+    if optimizer != 'muon': return 8 * n + 4 * tensors
+    matrices = 12 * config.n_layer * config.n_embd ** 2  # the four matrices of every block, which Muon trains
+    return 4 * matrices + 8 * (n - matrices) + 4 * (tensors - 4 * config.n_layer)
 
 # %% ../nbs/engine/05_memory.ipynb #fb852daa
 def _storages(tensors) -> dict:
@@ -57,8 +71,9 @@ def _storages(tensors) -> dict:
 def measure_step(model: GPT,  # a model on the CPU, in training mode
                  batch_size: int,  # sequences per micro-batch, each of block_size tokens
                  dtype: str = 'float32',  # the autocast dtype
+                 optimizer: str = 'adamw',  # 'adamw', or 'muon' beside AdamW (lesson 14)
                 ) -> dict:
-    "Bytes one training step really holds on the CPU: parameters, gradients, AdamW's state, and what autograd saves for backward"
+    "Bytes one training step really holds on the CPU: parameters, gradients, the optimizer's state, what autograd saves for backward"
     cfg, generator = model.config, torch.Generator().manual_seed(0)
     x, y = (torch.randint(cfg.vocab_size, (batch_size, cfg.block_size), generator=generator) for _ in range(2))  # (B, T) each
     params = _storages(model.parameters())
@@ -67,7 +82,7 @@ def measure_step(model: GPT,  # a model on the CPU, in training mode
         if t.untyped_storage().data_ptr() not in params:
             saved[t.untyped_storage().data_ptr()] = (t.untyped_storage().nbytes(), tuple(t.shape), t.dtype)
         return t
-    optimizer = configure_optimizer(model, 0.1, 1e-3, (0.9, 0.95), 'cpu')
+    optimizer = build_optimizer(model, TrainConfig(optimizer=optimizer, learning_rate=1e-3), 'cpu', dtype)
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), autocast_context('cpu', dtype):
         _, loss = model(x, y)
     loss.backward()
@@ -92,7 +107,10 @@ def saved_bytes(config: GPTConfig,  # the model's shape, dropout and gradient_ch
     block += 2 * a * BTC + 8 * a * BTC  # the LayerNorms' outputs as the linear layers see them; the GELU's input and output
     if dropout and not cuda:  # the math backend, in float32: q, k, v; output; weights, their mask, the dropped weights
         block += 3 * 4 * BTC + a * BTC + 3 * B * config.n_head * T * T * 4
-    else: block += 3 * a * BTC + a * BTC + B * config.n_head * T * 4  # q, k, v (one tensor); output; a log-sum-exp per query
+    else:  # q, k, v (one tensor); the output; a log-sum-exp per query
+        attention = a if cuda else 4  # under CPU autocast the attention works in float32 (the machine notebook)
+        block += 3 * attention * BTC + attention * BTC + B * config.n_head * T * 4
+        if attention != a: block += a * BTC  # and c_proj keeps its own 16-bit copy of the output
     block += 2 * mask * BTC  # the masks of the dropouts after attention and after the MLP
     copies = 12 * C * C * a if a != 4 else 0  # autocast's 16-bit copy of the block's four matrices
     checkpointing = config.gradient_checkpointing
@@ -112,6 +130,7 @@ def estimate_memory(config: GPTConfig,  # the model's shape, dropout and gradien
                     batch_size: int,  # sequences per micro-batch, each of config.block_size tokens
                     dtype: str = 'float32',  # the autocast dtype: 'float32' (none), 'bfloat16' or 'float16'
                     device: str = 'cuda',  # where it trains: 'cuda' or 'cpu'
+                    optimizer: str = 'adamw',  # 'adamw', or 'muon' beside AdamW (lesson 14): its state is one buffer, not two
                    ) -> dict:
     "Peak bytes of one training step by component, with `total_bytes`: the fuller of the start and the end of the backward pass"
     n, tensors = param_count(config)
@@ -122,7 +141,7 @@ def estimate_memory(config: GPTConfig,  # the model's shape, dropout and gradien
                  logits_bytes=saved['logits'] + logits + 2 * BT * config.vocab_size * 4,  # log-softmax's output, the logits, 2 gradients
                  weight_copies_bytes=saved['weight_copies'])
     end = logits + 3 * Vp * config.n_embd * 4  # the tied embedding's gradients: the output layer's, the embedding's, their sum
-    estimate = dict(params_bytes=4 * n, grads_bytes=4 * n, optimizer_bytes=8 * n + 4 * tensors, **start,
+    estimate = dict(params_bytes=4 * n, grads_bytes=4 * n, optimizer_bytes=optimizer_bytes(config, optimizer), **start,
                     embedding_gradients_bytes=max(0, end - sum(start.values())))  # what the end holds beyond the start
     return {**estimate, 'total_bytes': sum(estimate.values())}
 
@@ -198,6 +217,7 @@ def fitting_settings(config: GPTConfig,  # the model, with its gradient_checkpoi
                      dtype: str,  # the autocast dtype
                      device: str,  # 'cuda' or 'cpu'
                      available: int,  # bytes free on the device
+                     optimizer: str = 'adamw',  # the run's optimizer
                     ) -> dict | None:
     "The first that fits of: a smaller micro-batch with more accumulation (same sequences per step), bfloat16, checkpointing"
     dtypes = [dtype, 'bfloat16'] if dtype == 'float32' and device.startswith('cuda') else [dtype]
@@ -206,8 +226,8 @@ def fitting_settings(config: GPTConfig,  # the model, with its gradient_checkpoi
             for split in (k for k in range(1, batch_size + 1) if batch_size % k == 0):
                 settings = dict(batch_size=batch_size // split, gradient_accumulation_steps=accumulation * split, dtype=dt,
                                 gradient_checkpointing=checkpointing)
-                if fits(estimate_memory(replace(config, gradient_checkpointing=checkpointing), batch_size // split, dt, device), available):
-                    return settings
+                smaller = replace(config, gradient_checkpointing=checkpointing)
+                if fits(estimate_memory(smaller, batch_size // split, dt, device, optimizer), available): return settings
     return None
 
 
@@ -270,7 +290,7 @@ def run_memory_estimate(cfg,  # a TrainConfig
     vocab_size = base.vocab_size if base else GPT2_PADDED_VOCAB  # nanoGPT's default before a dataset is prepared
     if not base and meta.exists(): vocab_size = load_meta(meta.parent)['vocab_size']
     config, dtype = run_config(cfg, vocab_size, base), resolve_dtype(cfg.dtype, device)
-    return config, dtype, estimate_memory(config, cfg.batch_size, dtype, device)
+    return config, dtype, estimate_memory(config, cfg.batch_size, dtype, device, cfg.optimizer)
 
 
 def dry_run(cfg,  # a TrainConfig
@@ -297,7 +317,7 @@ def check_memory(cfg,  # a TrainConfig
     config, dtype, estimate = run_memory_estimate(cfg, device)
     available = available_memory(device)
     if fits(estimate, available): return
-    settings = fitting_settings(config, cfg.batch_size, cfg.gradient_accumulation_steps, dtype, device, available)
+    settings = fitting_settings(config, cfg.batch_size, cfg.gradient_accumulation_steps, dtype, device, available, cfg.optimizer)
     now = dict(batch_size=cfg.batch_size, gradient_accumulation_steps=cfg.gradient_accumulation_steps, dtype=dtype,
                gradient_checkpointing=config.gradient_checkpointing)
     fix = ('a smaller model, or several GPUs with --fsdp=True (lesson 09)' if settings is None else

@@ -12,8 +12,8 @@ from torch.nn import functional as F
 from .errors import ConfigError
 
 # %% auto #0
-__all__ = ['ROPE_BASE', 'NS_COEFFICIENTS', 'rotary_tables', 'apply_rotary', 'ReLU2', 'RMSNorm', 'softcap', 'newton_schulz',
-           'Muon', 'Optimizers', 'muon_matrices', 'muon_adamw']
+__all__ = ['ROPE_BASE', 'NS_COEFFICIENTS', 'rotary_tables', 'apply_rotary', 'ReLU2Function', 'ReLU2', 'RMSNorm', 'softcap',
+           'newton_schulz', 'Muon', 'Optimizers', 'muon_matrices', 'muon_adamw']
 
 # %% ../nbs/14_modern.ipynb #11ee08eb
 ROPE_BASE = 10_000.0  # the base of the rotation frequencies, as in RoFormer, Llama and nanochat
@@ -38,10 +38,24 @@ def apply_rotary(x: torch.Tensor,  # (B, nh, T, hs) queries or keys
     return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1).type_as(x)  # (B, nh, T, hs)
 
 # %% ../nbs/14_modern.ipynb #740f59eb
+class ReLU2Function(torch.autograd.Function):
+    "relu(x)², keeping relu(x) for the backward pass, where the gradient is 2 relu(x) times the incoming one"
+    @staticmethod
+    def forward(ctx, x):
+        positive = F.relu(x)  # (..., C), as x
+        ctx.save_for_backward(positive)
+        return positive * positive  # (..., C)
+
+    @staticmethod
+    def backward(ctx, grad):
+        positive, = ctx.saved_tensors  # (..., C)
+        return 2 * positive * grad  # (..., C): the gradient with respect to x
+
+
 class ReLU2(nn.Module):
     "ReLU squared, the MLP's activation in nanochat and the modded-nanogpt speedrun"
     def forward(self, x):  # (..., C)
-        return F.relu(x).square()  # (..., C)
+        return ReLU2Function.apply(x)  # (..., C)
 
 # %% ../nbs/14_modern.ipynb #49b11a3a
 class RMSNorm(nn.Module):
@@ -59,18 +73,21 @@ def softcap(logits: torch.Tensor,  # (..., V)
 NS_COEFFICIENTS = (3.4445, -4.7750, 2.0315)  # Keller Jordan's quintic: the steepest rise at 0 that still settles near 1
 
 
-def newton_schulz(G: torch.Tensor,  # (rows, cols) a gradient or its momentum
-                  steps: int = 5):  # iterations of the quintic
-    "A matrix with `G`'s singular vectors and its singular values pushed towards 1 (to about 0.7-1.2): (rows, cols)"
+def newton_schulz(G: torch.Tensor,  # (rows, cols) a gradient or its momentum, or (n, rows, cols): n of one shape at once
+                  steps: int = 5,  # iterations of the quintic
+                  dtype: torch.dtype | None = None):  # the iteration's precision (None: bfloat16 on a GPU, else float32)
+    "Matrices with `G`'s singular vectors and their singular values pushed towards 1 (to about 0.7-1.2): G's shape"
     a, b, c = NS_COEFFICIENTS
-    X = G.bfloat16() if G.is_cuda else G.float()  # bfloat16 matrix products are fast on GPUs, often slow on CPUs
-    tall = G.size(0) > G.size(1)
-    if tall: X = X.T  # (small, large): X @ X.T is the smaller square
-    X = X / (X.norm() + 1e-7)  # every singular value at most 1
+    if dtype is None and G.is_cuda: dtype = torch.bfloat16  # fast on every GPU
+    X = G.to(dtype or torch.float32).reshape(-1, *G.shape[-2:])  # (n, rows, cols); a CPU: float32 unless asked (below)
+    tall = G.size(-2) > G.size(-1)
+    if tall: X = X.mT  # (n, small, large): X @ X.mT is the smaller square
+    X = X / (X.norm(dim=(-2, -1), keepdim=True) + 1e-7)  # every singular value at most 1
     for _ in range(steps):
-        A = X @ X.T  # (small, small)
-        X = a * X + (b * A + c * A @ A) @ X  # each singular value s becomes a s + b s^3 + c s^5
-    return (X.T if tall else X).type_as(G)
+        A = X @ X.mT  # (n, small, small)
+        B = torch.baddbmm(A, A, A, beta=b, alpha=c)  # b A + c A @ A, one call
+        X = torch.baddbmm(X, B, X, beta=a)  # a X + B @ X: each singular value s becomes a s + b s^3 + c s^5
+    return (X.mT if tall else X).reshape(G.shape).type_as(G)
 
 # %% ../nbs/14_modern.ipynb #5dba074a
 class Muon(torch.optim.Optimizer):
@@ -79,20 +96,28 @@ class Muon(torch.optim.Optimizer):
                  lr: float = 0.02,  # the step; each update's singular values are about 1, so it sets the change's size
                  momentum: float = 0.95,  # decay of the running mean of the gradient
                  weight_decay: float = 0.0,  # decoupled, as AdamW's: p -= lr * weight_decay * p
-                 ns_steps: int = 5):  # Newton-Schulz iterations
+                 ns_steps: int = 5,  # Newton-Schulz iterations
+                 ns_dtype: torch.dtype | None = None):  # their precision (None: `newton_schulz`'s default)
         super().__init__(params, dict(lr=lr, momentum=momentum, weight_decay=weight_decay, ns_steps=ns_steps))
+        self.ns_dtype = ns_dtype  # not a group setting: a resumed run takes its own machine's
+
+    def _nesterov(self, p, beta):
+        "Update the running mean of matrix p's gradient (decay `beta`); the Nesterov direction, a step further along it: (rows, cols)"
+        momentum = self.state[p].setdefault('momentum_buffer', torch.zeros_like(p))  # (rows, cols)
+        momentum.lerp_(p.grad, 1 - beta)
+        return p.grad.lerp(momentum, beta)
 
     @torch.no_grad()
     def step(self, closure=None):
         for group in self.param_groups:
-            for p in group['params']:
-                if p.grad is None: continue
-                momentum = self.state[p].setdefault('momentum_buffer', torch.zeros_like(p))  # (rows, cols)
-                momentum.lerp_(p.grad, 1 - group['momentum'])
-                update = p.grad.lerp(momentum, group['momentum'])  # Nesterov: a step further along the momentum
-                scale = max(1.0, p.size(0) / p.size(1)) ** 0.5  # tall matrices: the same change per column
-                p.mul_(1 - group['lr'] * group['weight_decay'])
-                p.add_(newton_schulz(update, group['ns_steps']), alpha=-group['lr'] * scale)
+            params = [p for p in group['params'] if p.grad is not None]
+            for shape in dict.fromkeys(p.shape for p in params):  # the matrices of one shape, orthogonalised together
+                same = [p for p in params if p.shape == shape]
+                updates = torch.stack([self._nesterov(p, group['momentum']) for p in same])  # (n, rows, cols)
+                scale = max(1.0, shape[0] / shape[1]) ** 0.5  # tall matrices: the same change per column
+                for p, update in zip(same, newton_schulz(updates, group['ns_steps'], self.ns_dtype)):
+                    p.mul_(1 - group['lr'] * group['weight_decay'])
+                    p.add_(update, alpha=-group['lr'] * scale)
 
 # %% ../nbs/14_modern.ipynb #94f93157
 class Optimizers:
@@ -131,6 +156,7 @@ def muon_adamw(model: nn.Module,  # the model to train
                muon_lr: float,  # Muon's peak rate, for the matrices inside the blocks
                weight_decay: float,  # decay for every matrix and embedding
                betas: tuple,  # AdamW's (beta1, beta2)
+               ns_dtype: torch.dtype | None = None,  # Muon's Newton-Schulz precision (None: bfloat16 on a GPU, else float32)
               ) -> Optimizers:
     "`Muon` for the blocks' matrices beside AdamW for the rest; Muon's group's `lr_ratio` scales the schedule's rate"
     matrices = set(muon_matrices(model))
@@ -140,5 +166,5 @@ def muon_adamw(model: nn.Module,  # the model to train
     adamw_groups = [{'params': [p for p in rest if p.dim() >= 2], 'weight_decay': weight_decay},
                     {'params': [p for p in rest if p.dim() < 2], 'weight_decay': 0.0}]
     muon_group = {'params': muon, 'lr_ratio': muon_lr / learning_rate}
-    return Optimizers(Muon([muon_group], lr=muon_lr, weight_decay=weight_decay),
+    return Optimizers(Muon([muon_group], lr=muon_lr, weight_decay=weight_decay, ns_dtype=ns_dtype),
                       torch.optim.AdamW(adamw_groups, lr=learning_rate, betas=betas))

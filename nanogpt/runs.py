@@ -222,7 +222,9 @@ def measured_cpu_dtype(model: nn.Module,  # the model as it will train, before t
     x, y = (torch.randint(model.config.vocab_size, (cfg.batch_size, cfg.block_size), generator=generator) for _ in range(2))  # (B, T)
     model.train()
     shape = {**asdict(model.config), 'batch_size': cfg.batch_size, 'compile': cfg.compile, 'lora_rank': cfg.lora_rank}
-    return tuple(parallel.gather(choose_cpu_dtype(training_step(model, x, y), shape, seconds=1.0))[0])
+    seconds = 1.0  # of measuring, once per machine and shape
+    if cfg.time_budget: seconds = min(seconds, 0.02 * cfg.time_budget)  # a short budget spends at most 2% of itself on it
+    return tuple(parallel.gather(choose_cpu_dtype(training_step(model, x, y), shape, seconds))[0])
 
 # %% ../nbs/engine/10_runs.ipynb #d2bdca52
 class RunLock:

@@ -20,15 +20,17 @@ from pathlib import Path
 
 import torch
 import torch.nn as nn
+from torch.nn import functional as F
 
 from .errors import ConfigError, describe
 from .files import atomic_write_bytes, rng_state, set_rng_state
 
 # %% auto #0
-__all__ = ['DTYPES', 'FEATURE_FLAGS', 'BF16_FLAGS', 'CACHE_FILE', 'BF16_MARGIN', 'PEAK_FLOPS', 'resolve_device', 'resolve_dtype',
-           'autocast_context', 'cpu_features', 'machine_key', 'training_step', 'time_steps', 'cache_dir', 'cached',
-           'remember', 'faster_dtype', 'choose_cpu_dtype', 'measured_cpu_flops', 'peak_flops', 'keep_freed_memory',
-           'configure_process', 'compile_model', 'StopRequest']
+__all__ = ['DTYPES', 'FEATURE_FLAGS', 'BF16_FLAGS', 'KERNELS', 'CACHE_FILE', 'BF16_MARGIN', 'PEAK_FLOPS', 'resolve_device',
+           'resolve_dtype', 'autocast_context', 'cpu_features', 'machine_key', 'training_step', 'time_steps',
+           'cache_dir', 'cached', 'remember', 'faster_dtype', 'choose_cpu_dtype', 'measured_cpu_flops', 'peak_flops',
+           'keep_freed_memory', 'configure_process', 'autocast_float32', 'sdpa', 'compile_model', 'StopRequest',
+           'process_started']
 
 # %% ../nbs/engine/03_machine.ipynb #aa011e48
 DTYPES = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}
@@ -83,9 +85,12 @@ def cpu_features() -> dict:
             'flags': None if flags is None else {flag: flag in flags.split() for flag in FEATURE_FLAGS}}
 
 
+KERNELS = 2  # our own kernels' version: raised when a change to them (float32 attention under CPU autocast) makes old timings stale
+
+
 def machine_key() -> dict:
-    "What a measured speed depends on besides the model: the CPU and its flags, PyTorch's version, the number of threads"
-    return {**cpu_features(), 'torch': torch.__version__, 'threads': torch.get_num_threads()}
+    "What a measured speed depends on besides the model: the CPU and its flags, PyTorch's version, the threads, our kernels"
+    return {**cpu_features(), 'torch': torch.__version__, 'threads': torch.get_num_threads(), 'kernels': KERNELS}
 
 # %% ../nbs/engine/03_machine.ipynb #a3f8e457
 def training_step(model: nn.Module,  # the model, as it will train (train mode)
@@ -240,6 +245,26 @@ def configure_process(device: str,  # the resolved device a command will train o
     if device == 'cpu' and keep_freed_memory(): changed.append('keep_freed_memory')
     return changed
 
+# %% ../nbs/engine/03_machine.ipynb #6d753928
+def _cpu_autocast(t: torch.Tensor) -> bool: return t.device.type == 'cpu' and torch.is_autocast_enabled('cpu')
+
+
+def autocast_float32(t: torch.Tensor,  # a projection's output, bfloat16 under CPU autocast
+                    ) -> torch.Tensor:
+    "`t` in float32 under CPU autocast, where the attention's own kernels are the faster in it; else `t` as it is"
+    if _cpu_autocast(t): return t.float()
+    return t
+
+
+def sdpa(q: torch.Tensor,  # (B, nh, T, hs) queries
+         k: torch.Tensor,  # (B, nh, L, hs) keys
+         v: torch.Tensor,  # (B, nh, L, hs) values
+         **kwargs):  # attn_mask, dropout_p, is_causal: as `F.scaled_dot_product_attention` takes them
+    "`F.scaled_dot_product_attention`, run in float32 under CPU autocast, where PyTorch's bfloat16 kernel is the slower: (B, nh, T, hs)"
+    if not _cpu_autocast(q): return F.scaled_dot_product_attention(q, k, v, **kwargs)  # (B, nh, T, hs)
+    with torch.autocast('cpu', enabled=False):  # autocast would cast float32 inputs straight back down
+        return F.scaled_dot_product_attention(q.float(), k.float(), v.float(), **kwargs)  # (B, nh, T, hs), float32
+
 # %% ../nbs/engine/03_machine.ipynb #acd7f1e4
 def compile_model(model: nn.Module,  # the model to compile
                   example: tuple,  # an (x, y) batch of the training shape
@@ -275,3 +300,13 @@ class StopRequest:
 
     def __exit__(self, *exc):
         for sig, handler in self.previous.items(): signal.signal(sig, handler)
+
+# %% ../nbs/engine/03_machine.ipynb #ee686566
+def process_started() -> float:
+    "`time.monotonic()` when this process started, its interpreter's start and imports included; now where it is not known"
+    try:
+        fields = Path('/proc/self/stat').read_text().rsplit(')', 1)[1].split()  # after "pid (name)": field 3 onwards
+        ticks_after_boot = int(fields[19])  # field 22, the process's start
+        uptime = float(Path('/proc/uptime').read_text().split()[0])  # seconds since boot
+        return time.monotonic() - (uptime - ticks_after_boot / os.sysconf('SC_CLK_TCK'))
+    except (OSError, ValueError, IndexError, AttributeError): return time.monotonic()  # no /proc, or no sysconf (Windows)

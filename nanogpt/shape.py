@@ -16,17 +16,21 @@ from . import runtime
 from .data import load_meta
 from .files import rng_state, set_rng_state
 from .model import GPT, MODERN_SWITCHES, GPTConfig
-from .modern import muon_adamw
-from .train import configure_optimizer
+from .train import TrainConfig, build_optimizer
 
 # %% auto #0
-__all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'TRAIN_SHARE', 'LAYOUT_KEYS', 'shape_config', 'shape_params', 'shape_throughput',
-           'budget_shape', 'fit_budget']
+__all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'MUON_TOKENS_PER_PARAM', 'TRAIN_SHARE', 'SHORT_RUN_STEPS', 'WARMUP_SHARE',
+           'LAYOUT_KEYS', 'shape_config', 'shape_params', 'shape_throughput', 'budget_shape', 'short_run_settings',
+           'fit_budget']
 
 # %% ../nbs/engine/04_speed.ipynb #3db1cced
-BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384))  # (n_layer, n_embd): this notebook's ladder, and 6 x 384 for faster machines
+BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384),  # (n_layer, n_embd): this notebook's ladder,
+                 (1, 128))  # 6 x 384 for faster machines, and one block of 128 for the shortest budgets with Muon (lesson 14)
 TOKENS_PER_PARAM = 8.0  # rough: the sweep below (one run per shape) put the 120 s optimum between 3.3 and 22 tokens per parameter
+MUON_TOKENS_PER_PARAM = 3.0  # with lesson 14's layout and Muon, which learns more from each token: its own sweep found the best there
 TRAIN_SHARE = 0.7  # of a budget, the share spent on training steps at the measured speed (the sweep: 0.68; the rest: setup, evaluations, slower steps)
+SHORT_RUN_STEPS = 1000  # with Muon, a budget that buys fewer steps raises both learning rates by SHORT_RUN_STEPS / steps, up to 4x
+WARMUP_SHARE = 0.04  # of the steps a budget buys, the warmup: at least 5, at most shape_config's 50
 
 
 def shape_config(n_layer: int,  # transformer blocks
@@ -36,7 +40,7 @@ def shape_config(n_layer: int,  # transformer blocks
     "The `TrainConfig` overrides of a candidate shape for a time budget: model, batch, learning rate, evaluations"
     lr = 4e-3 * min(1.0, 192 / n_embd)  # our preset's rate at 192 channels and below, then 1/width
     return dict(n_layer=n_layer, n_head=max(4, n_embd // 64), n_embd=n_embd, block_size=64, batch_size=batch_size, dropout=0.0,
-                learning_rate=lr, min_lr=lr / 10, warmup_iters=50, eval_interval=250, eval_iters=20)
+                learning_rate=lr, min_lr=lr / 10, muon_lr=0.02, warmup_iters=50, eval_interval=250, eval_iters=20)
 
 
 def shape_params(shape: dict,  # `shape_config`'s overrides
@@ -48,13 +52,20 @@ def shape_params(shape: dict,  # `shape_config`'s overrides
     return model.num_params()
 
 # %% ../nbs/engine/04_speed.ipynb #bf4243d8
+def _precisions(device: str) -> list:
+    "The precisions a run on `device` may train in: float32, and bfloat16 on a CPU with bfloat16 hardware (the machine notebook)"
+    flags = runtime.cpu_features()['flags']
+    if device == 'cpu' and (flags is None or any(flags[flag] for flag in runtime.BF16_FLAGS)): return ['float32', 'bfloat16']
+    return ['float32']
+
+
 def shape_throughput(shape: dict,  # `shape_config`'s overrides
                      device: str = 'cpu',  # a resolved device
                      vocab_size: int = 65,  # the tokenizer's
-                     seconds: float = 0.5,  # time spent measuring (at least a warm-up and two steps)
+                     seconds: float = 0.5,  # time spent measuring (at least a warm-up and two steps of each precision)
                      layout: dict | None = None,  # GPTConfig's layout options and 'optimizer' (lesson 14; None: GPT-2's, AdamW)
                     ) -> float:
-    "Training tokens per second of `shape` on `device` (forward, backward, AdamW), measured once per machine and cached"
+    "Training tokens per second of `shape` on `device` (forward, backward, optimizer) in its faster precision, measured once and cached"
     key = {'use': 'throughput', 'machine': runtime.machine_key(), 'device': device, 'vocab_size': vocab_size,
            'shape': {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')},
            **({'layout': layout} if layout else {})}  # GPT-2's layout keeps the key it always had
@@ -67,16 +78,17 @@ def shape_throughput(shape: dict,  # `shape_config`'s overrides
         options = {k: v for k, v in (layout or {}).items() if k != 'optimizer'}
         shape_keys = {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size')}
         model = GPT(GPTConfig(vocab_size=vocab_size, **{'bias': False, **options}, **shape_keys)).to(device)
-        if (layout or {}).get('optimizer') == 'muon': optimizer = muon_adamw(model, shape['learning_rate'], 0.02, 0.1, (0.9, 0.99))
-        else: optimizer = configure_optimizer(model, 0.1, shape['learning_rate'], (0.9, 0.99), device)
         x = torch.randint(vocab_size, (shape['batch_size'], shape['block_size']), device=device)  # (B, T)
-        def step():
-            _, loss = model(x, x)
+        def step(dtype, optimizer):
+            with runtime.autocast_context(device, dtype): _, loss = model(x, x)
             loss.backward()
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
             if device.startswith('cuda'): torch.cuda.synchronize(device)
-        ms = runtime.time_steps({'step': step}, seconds)['step']
+        cfg = TrainConfig(learning_rate=shape['learning_rate'], optimizer=(layout or {}).get('optimizer', 'adamw'), beta2=0.99)
+        steps = {dtype: functools.partial(step, dtype, build_optimizer(model, cfg, device, dtype))
+                 for dtype in _precisions(device)}  # each precision with its own optimizer: Muon's follows it
+        ms = min(runtime.time_steps(steps, seconds).values())
     finally: set_rng_state(state)
     tokens_per_sec = shape['batch_size'] * shape['block_size'] * 1000 / ms
     runtime.remember(key, {'tokens_per_sec': tokens_per_sec})
@@ -89,15 +101,29 @@ def budget_shape(time_budget: float,  # seconds for the whole run
                  shapes=BUDGET_SHAPES,  # the candidates, (n_layer, n_embd) pairs
                  measure=shape_throughput,  # measure(shape, device, vocab_size, seconds) -> training tokens per second
                  batch_size: int = 12,  # sequences per step of every candidate
+                 optimizer: str = 'adamw',  # the run's: 'muon' aims at MUON_TOKENS_PER_PARAM and takes larger steps when they are few
                 ) -> dict:
-    "`TrainConfig` overrides for a `time_budget` run on this machine: the shape whose tokens per parameter come nearest `TOKENS_PER_PARAM`"
+    "`TrainConfig` overrides for a `time_budget` run on this machine: the shape whose tokens per parameter come nearest the rule's"
     seconds = min(1.0, 0.02 * time_budget / len(shapes))  # per candidate
-    best, best_distance = None, math.inf
+    rule = {'adamw': TOKENS_PER_PARAM, 'muon': MUON_TOKENS_PER_PARAM}[optimizer]
+    best, best_distance, best_tokens = None, math.inf, 0.0
     for shape in sorted((shape_config(*s, batch_size) for s in shapes), key=lambda shape: shape_params(shape, vocab_size)):
-        ratio = measure(shape, device, vocab_size, seconds) * TRAIN_SHARE * time_budget / shape_params(shape, vocab_size)
-        if abs(math.log(ratio / TOKENS_PER_PARAM)) < best_distance: best, best_distance = shape, abs(math.log(ratio / TOKENS_PER_PARAM))
-        if ratio < TOKENS_PER_PARAM: break  # a larger shape sees fewer tokens per parameter still: no need to measure it
-    return best
+        tokens = measure(shape, device, vocab_size, seconds) * TRAIN_SHARE * time_budget  # it would see
+        ratio = tokens / shape_params(shape, vocab_size)
+        if abs(math.log(ratio / rule)) < best_distance: best, best_distance, best_tokens = shape, abs(math.log(ratio / rule)), tokens
+        if ratio < rule: break  # a larger shape sees fewer tokens per parameter still: no need to measure it
+    return {**best, **short_run_settings(best, best_tokens / (best['batch_size'] * best['block_size']), optimizer)}
+
+
+def short_run_settings(shape: dict,  # `shape_config`'s overrides
+                       steps: float,  # the steps the budget buys in that shape
+                       optimizer: str,  # the run's
+                      ) -> dict:
+    "Warmup for WARMUP_SHARE of the steps; with Muon, both learning rates raised by SHORT_RUN_STEPS / steps (1x to 4x)"
+    boost = 1.0
+    if optimizer == 'muon': boost = min(4.0, max(1.0, SHORT_RUN_STEPS / max(steps, 1.0)))
+    return dict(warmup_iters=max(5, min(shape['warmup_iters'], round(WARMUP_SHARE * steps))),
+                learning_rate=shape['learning_rate'] * boost, min_lr=shape['min_lr'] * boost, muon_lr=shape['muon_lr'] * boost)
 
 # %% ../nbs/engine/04_speed.ipynb #ced0d25d
 LAYOUT_KEYS = (*MODERN_SWITCHES, 'logit_softcap')  # the model's layout options (lesson 14), as `layout_changes` reads them
@@ -118,7 +144,7 @@ def fit_budget(cfg,  # a TrainConfig with a time_budget
         if cfg.optimizer != 'adamw': layout['optimizer'] = cfg.optimizer
         measure = functools.partial(shape_throughput, layout=layout)  # the speed of the model and optimizer this run trains
         chosen = {k: v for k, v in budget_shape(cfg.time_budget, device, meta['vocab_size'], measure=measure,
-                                                batch_size=cfg.batch_size).items()
+                                                batch_size=cfg.batch_size, optimizer=cfg.optimizer).items()
                   if k not in explicit}
         cfg = replace(cfg, **chosen)
         say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, measured: {cfg.n_layer} layers of {cfg.n_embd} channels "
