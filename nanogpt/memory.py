@@ -82,13 +82,13 @@ def measure_step(model: GPT,  # a model on the CPU, in training mode
         if t.untyped_storage().data_ptr() not in params:
             saved[t.untyped_storage().data_ptr()] = (t.untyped_storage().nbytes(), tuple(t.shape), t.dtype)
         return t
-    optimizer = build_optimizer(model, TrainConfig(optimizer=optimizer, learning_rate=1e-3), 'cpu', dtype)
+    stepper = build_optimizer(model, TrainConfig(optimizer=optimizer, learning_rate=1e-3), 'cpu', dtype)  # the run's
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), autocast_context('cpu', dtype):
         _, loss = model(x, y)
     loss.backward()
     grads = _storages(p.grad for p in model.parameters())
-    optimizer.step()
-    state = _storages(t for s in optimizer.state.values() for t in s.values() if torch.is_tensor(t))
+    stepper.step()
+    state = _storages(t for s in stepper.state.values() for t in s.values() if torch.is_tensor(t))
     return dict(params_bytes=sum(params.values()), grads_bytes=sum(grads.values()), optimizer_bytes=sum(state.values()),
                 saved_bytes=sum(b for b, _, _ in saved.values()), saved=list(saved.values()))
 
