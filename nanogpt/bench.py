@@ -458,7 +458,7 @@ def bench_ref(ref,  # a checkout of karpathy/nanoGPT
         if (copy / 'data/shakespeare_char/val.bin').read_bytes() != (dataset / 'val.bin').read_bytes():
             raise DataError("nanoGPT's prepare.py and ours made different val.bin files: the two runs would not be comparable.")
         ours_command = [sys.executable, '-m', 'nanogpt', 'train', 'shakespeare_char_cpu', f'--data_dir={tmp / "data"}',
-                        '--progress=False', '--sample_tokens=0']
+                        '--progress=False', '--sample_tokens=0', '--closing_eval=False']
         def ours(seed, n, name, layout):
             out_dir = tmp / name
             lines = run_timed(ours_command + recipe_args(n, seed, out_dir=out_dir) + LAYOUT_FLAGS[layout], tmp)
@@ -467,7 +467,8 @@ def bench_ref(ref,  # a checkout of karpathy/nanoGPT
             "Ours given `budget` seconds in `layout`, in the shape the speed notebook's rule picks for it"
             out_dir = tmp / f'ours-{layout}-{budget:.0f}s'
             lines = run_timed([sys.executable, '-m', 'nanogpt', 'train', f'--data_dir={tmp / "data"}', f'--out_dir={out_dir}', f'--seed={seed}',
-                               f'--time_budget={budget:.1f}', '--progress=False', '--sample_tokens=0', *LAYOUT_FLAGS[layout]], tmp)
+                               f'--time_budget={budget:.1f}', '--progress=False', '--sample_tokens=0', '--closing_eval=False',
+                               *LAYOUT_FLAGS[layout]], tmp)
             shape, ms = json.loads((out_dir / 'config.json').read_text()), our_ms(out_dir)
             return {**summarize_run(lines, out_dir, dataset, shape['eval_interval'], ms), 'budget': budget, 'layout': layout,
                     'iters': len(ms) and max(ms) + 1, 'shape': f"{shape['n_layer']}x{shape['n_embd']}"}
@@ -517,7 +518,7 @@ def bench_gpu(data_dir='data',  # root folder of the datasets; shakespeare_char 
             out_dir = Path(tmp) / layout
             lines = run_timed([sys.executable, '-m', 'nanogpt', 'train', 'shakespeare_char', f'--data_dir={dataset.parent}',
                                f'--out_dir={out_dir}', f'--device={device}', '--progress=False', '--sample_tokens=0',
-                               *flags, *extra], tmp)
+                               '--closing_eval=False', *flags, *extra], tmp)
             rows.append(gpu_row(layout, lines, out_dir, dataset, target))
     return rows
 

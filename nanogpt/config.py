@@ -29,6 +29,7 @@ class TrainOptions:
     sample_tokens: int = 300  # print a sample this long at the end (0: none)
     dry_run: bool = False  # print the run's memory estimate (the memory notebook) and whether it fits, then stop
     skip_memory_check: bool = False  # start a GPU run even when the memory estimate says it will not fit
+    closing_eval: bool = True  # score best.pt on the whole validation split at the end (eval.json); a time budget keeps room for it
 
 # %% ../nbs/engine/11_config.ipynb #a963e514
 TYPE_NAMES = {int: 'an integer', float: 'a number', bool: 'True or False', str: 'a string'}
@@ -153,8 +154,8 @@ def parse_train_args(args: list):  # [PRESET or CONFIG_FILE] then --key=value pa
     "The `TrainConfig` for `nanogpt train` arguments"
     cfg, options = parse_train_command(args)
     if options != TrainOptions():
-        raise ConfigError('sample_tokens, dry_run and skip_memory_check are options of the `nanogpt train` command, not of the '
-                          'run: read them with parse_train_command.')
+        raise ConfigError(f'{", ".join(TrainOptions.__dataclass_fields__)} are options of the `nanogpt train` command, not of '
+                          'the run: read them with parse_train_command.')
     return cfg
 
 # %% ../nbs/engine/11_config.ipynb #f7865910

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import torch
@@ -101,10 +102,11 @@ def _report(cfg, result: dict, options: TrainOptions, dataset_dir: Path, device:
     say(f"done: {result['iter_num']:,} iterations of a {model.n_layer}-layer, {model.n_embd}-channel model (context "
         f"{model.block_size}), best val loss {result['best_val_loss']:.4f}; checkpoints {cfg.out_dir}/ckpt.pt (last) and "
         f'best.pt, log {cfg.out_dir}/log.jsonl')
-    figures = closing_evaluation(cfg.out_dir, dataset_dir, result['iter_num'], device)
-    say(f"full validation split ({figures['tokens']:,} targets, best.pt): loss {figures['loss']:.4f}, perplexity "
-        f"{figures['perplexity']:.2f}, {figures['bits_per_byte']:.3f} bits per byte, accuracy {figures['accuracy']:.1%}; "
-        f'{cfg.out_dir}/eval.json')
+    if options.closing_eval:
+        figures = closing_evaluation(cfg.out_dir, dataset_dir, result['iter_num'], device)
+        say(f"full validation split ({figures['tokens']:,} targets, best.pt): loss {figures['loss']:.4f}, perplexity "
+            f"{figures['perplexity']:.2f}, {figures['bits_per_byte']:.3f} bits per byte, accuracy {figures['accuracy']:.1%}; "
+            f'{cfg.out_dir}/eval.json')
     if options.sample_tokens:
         tokenizer = load_tokenizer(dataset_dir)
         say('--- sample ---')
@@ -120,6 +122,7 @@ def train_job(cfg,  # the run's settings, a TrainConfig
               say=print,  # where the job speaks
              ) -> int:
     "Everything `nanogpt train` does; returns the exit status"
+    if started is None: started = time.monotonic()  # a budget counts from this call
     check_config(cfg)
     parallel = Distributed.from_env()
     if not parallel.is_main: say = _silent  # under torchrun, one process talks
@@ -128,7 +131,7 @@ def train_job(cfg,  # the run's settings, a TrainConfig
     if options.dry_run:
         if parallel.is_main: dry_run(cfg, device, as_json)
         return 0
-    if cfg.time_budget: cfg = fit_budget(cfg, set(explicit), named, started, device, dataset_dir, say)
+    if cfg.time_budget: cfg = fit_budget(cfg, set(explicit), named, started, device, dataset_dir, say, options.closing_eval)
     if not options.skip_memory_check: check_memory(cfg, device)  # a GPU run that will not fit stops before it starts
     say(describe_run(cfg, device), flush=True)
     result = _run(cfg, parallel, say)

@@ -102,22 +102,25 @@ class Muon(torch.optim.Optimizer):
         self.ns_dtype = ns_dtype  # not a group setting: a resumed run takes its own machine's
 
     def _nesterov(self, p, beta):
-        "Update the running mean of matrix p's gradient (decay `beta`); the Nesterov direction, a step further along it: (rows, cols)"
+        "Update the running mean of matrix p's gradient (decay `beta`); the Nesterov direction, a step further along it, turned wide"
         momentum = self.state[p].setdefault('momentum_buffer', torch.zeros_like(p))  # (rows, cols)
         momentum.lerp_(p.grad, 1 - beta)
-        return p.grad.lerp(momentum, beta)
+        direction = p.grad.lerp(momentum, beta)  # (rows, cols)
+        return direction.mT if p.size(0) > p.size(1) else direction  # (short side, long side)
 
     @torch.no_grad()
     def step(self, closure=None):
         for group in self.param_groups:
             params = [p for p in group['params'] if p.grad is not None]
-            for shape in dict.fromkeys(p.shape for p in params):  # the matrices of one shape, orthogonalised together
-                same = [p for p in params if p.shape == shape]
-                updates = torch.stack([self._nesterov(p, group['momentum']) for p in same])  # (n, rows, cols)
-                scale = max(1.0, shape[0] / shape[1]) ** 0.5  # tall matrices: the same change per column
+            wide_shape = {p: tuple(sorted(p.shape)) for p in params}  # a tall matrix orthogonalises as its transpose
+            for shape in dict.fromkeys(wide_shape.values()):  # the matrices of one wide shape, orthogonalised together
+                same = [p for p in params if wide_shape[p] == shape]
+                updates = torch.stack([self._nesterov(p, group['momentum']) for p in same])  # (n, short, long)
                 for p, update in zip(same, newton_schulz(updates, group['ns_steps'], self.ns_dtype)):
+                    rows, cols = p.shape
+                    if rows > cols: update = update.mT  # back to (rows, cols)
                     p.mul_(1 - group['lr'] * group['weight_decay'])
-                    p.add_(update, alpha=-group['lr'] * scale)
+                    p.add_(update, alpha=-group['lr'] * max(1.0, rows / cols) ** 0.5)  # tall: the same change per column
 
 # %% ../nbs/14_modern.ipynb #94f93157
 class Optimizers:

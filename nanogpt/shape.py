@@ -136,6 +136,7 @@ def fit_budget(cfg,  # a TrainConfig with a time_budget
                device: str,  # a resolved device
                dataset_dir,  # the run's dataset
                say=print,  # where to say which shape was picked
+               closing_eval: bool = True,  # whether the full validation split is scored after the run: its time is reserved
               ):
     "A time-budget run: the shape `budget_shape` picks unless one was asked for, the time left, the closing evaluation reserved"
     meta = load_meta(dataset_dir)
@@ -150,5 +151,7 @@ def fit_budget(cfg,  # a TrainConfig with a time_budget
         say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, measured: {cfg.n_layer} layers of {cfg.n_embd} channels "
             f"(the speed notebook's rule; pass --n_layer, --n_embd, ... to choose)", flush=True)
     left = cfg.time_budget - (time.monotonic() - started)  # the budget counts from the command's start
-    return replace(cfg, time_budget=max(left, 1.0), reserve_tokens=cfg.reserve_tokens or 2 * meta['tokens']['val'])  # eval.json's windows
+    reserve_tokens = 0  # no closing evaluation: the budget trains to its end
+    if closing_eval: reserve_tokens = cfg.reserve_tokens or 2 * meta['tokens']['val']  # eval.json's windows
+    return replace(cfg, time_budget=max(left, 1.0), reserve_tokens=reserve_tokens)
 
