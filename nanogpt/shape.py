@@ -65,7 +65,7 @@ def shape_throughput(shape: dict,  # `shape_config`'s overrides
                      seconds: float = 0.5,  # time spent measuring (at least a warm-up and two steps of each precision)
                      layout: dict | None = None,  # GPTConfig's layout options and 'optimizer' (lesson 14; None: GPT-2's, AdamW)
                     ) -> float:
-    "Training tokens per second of `shape` on `device` (forward, backward, optimizer) in its faster precision, measured once and cached"
+    "Training tokens per second of `shape` on `device` (forward, backward, optimizer) in the precision a run picks, measured once and cached"
     key = {'use': 'throughput', 'machine': runtime.machine_key(), 'device': device, 'vocab_size': vocab_size,
            'shape': {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')},
            **({'layout': layout} if layout else {})}  # GPT-2's layout keeps the key it always had
@@ -88,9 +88,11 @@ def shape_throughput(shape: dict,  # `shape_config`'s overrides
         cfg = TrainConfig(learning_rate=shape['learning_rate'], optimizer=(layout or {}).get('optimizer', 'adamw'), beta2=0.99)
         steps = {dtype: functools.partial(step, dtype, build_optimizer(model, cfg, device, dtype))
                  for dtype in _precisions(device)}  # each precision with its own optimizer: Muon's follows it
-        ms = min(runtime.time_steps(steps, seconds).values())
+        ms = runtime.time_steps(steps, seconds)  # precision -> ms a step
     finally: set_rng_state(state)
-    tokens_per_sec = shape['batch_size'] * shape['block_size'] * 1000 / ms
+    dtype = 'float32'
+    if 'bfloat16' in ms: dtype = runtime.faster_dtype(ms)  # the one the run will train in (the machine notebook's rule)
+    tokens_per_sec = shape['batch_size'] * shape['block_size'] * 1000 / ms[dtype]
     runtime.remember(key, {'tokens_per_sec': tokens_per_sec})
     return tokens_per_sec
 
