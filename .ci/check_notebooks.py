@@ -6,7 +6,9 @@
 - Exercises a learner can trust: every lesson ends with an Exercises section of 3 to 5 `### Exercise` headings (a
   `### Capstone` may follow); the committed outputs there are only `✓ correct:` lines (and plots), so no check shows a
   traceback or someone else's wrong answer; a `✗` line is shown only where a cell prints a verdict with `.judge(`. No
-  notebook commits an error output or a traceback."""
+  notebook commits an error output or a traceback.
+- No committed output holds a terminal escape sequence (what a live widget or a progress bar writes to a terminal):
+  a reader of the page sees it as junk."""
 import json
 import re
 import sys
@@ -40,6 +42,9 @@ for path in sorted(p for p in Path("nbs").rglob("*.ipynb") if ".ipynb_checkpoint
         outputs = cell.get('outputs', [])
         if any(o.get('output_type') == 'error' for o in outputs) or 'Traceback (most recent call last)' in json.dumps(outputs):
             problems.append(f'{path} cell {i}: a committed error or traceback')
+        texts = [''.join(o.get('text', '')) for o in outputs if o.get('output_type') == 'stream']
+        if any('\x1b' in text for text in texts):
+            problems.append(f'{path} cell {i}: a committed output holds a terminal escape sequence')
     if path.parent.name != 'nbs' or not path.name[0].isdigit(): continue
     heads = [i for i, c in enumerate(cells) if c['cell_type'] == 'markdown' and ''.join(c['source']).startswith('## Exercises')]
     if not heads:
