@@ -200,7 +200,8 @@ def measured_cpu_flops(size: int = 1024,  # the matrices are size x size
                        seconds: float = 0.3,  # time spent measuring
                       ) -> float:
     "FLOP/s of a float32 matrix product on this CPU with its current threads: the best single product now, or the best an earlier run measured here (cached)"
-    a, b = torch.randn(size, size), torch.randn(size, size)
+    generator = torch.Generator().manual_seed(0)  # its own: a run's random state (dropout, resume) stays as it is
+    a, b = (torch.randn(size, size, generator=generator) for _ in range(2))
     a @ b
     best, start = 0.0, time.perf_counter()
     while best == 0 or time.perf_counter() - start < seconds:
