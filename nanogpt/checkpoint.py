@@ -21,7 +21,7 @@ from .tokenizers import tokenizer_from_meta
 # %% auto #0
 __all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'TOKENIZER_FILE', 'clean_state_dict',
            'save_checkpoint', 'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters', 'read_nanogpt_meta',
-           'from_nanogpt', 'load_weights', 'load_model']
+           'from_nanogpt', 'load_weights', 'check_finite', 'load_model']
 
 # %% ../nbs/engine/02_checkpoint.ipynb #21ac8027
 CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has every key
@@ -179,12 +179,25 @@ def load_weights(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, o
     path = find_checkpoint(source) if Path(source).is_dir() else None
     if path is not None:
         checkpoint = from_nanogpt(load_checkpoint(path, device, keys=WEIGHT_KEYS), path.parent)
-        return build_model(checkpoint, **overrides).to(device), checkpoint['tokenizer']
+        model = check_finite(build_model(checkpoint, **overrides), path)
+        return model.to(device), checkpoint['tokenizer']
     model = GPT.from_pretrained(str(source), **overrides)  # lesson 08: GPT-2 names and Hugging Face-layout folders
     saved = Path(source) / TOKENIZER_FILE
     if saved.is_file(): tokenizer = json.loads(saved.read_text())
     else: tokenizer = {'kind': 'tiktoken', 'encoding': 'gpt2'} if model.config.vocab_size == 50257 else None
-    return model.to(device), tokenizer
+    return check_finite(model, source).to(device), tokenizer
+
+
+def check_finite(model: GPT,  # a model just built from saved weights
+                 source,  # where they came from, for the message
+                ) -> GPT:
+    "`model`, or CheckpointError naming the first weight that holds NaN or infinity"
+    for name, tensor in model.state_dict().items():
+        if tensor.is_floating_point() and not torch.isfinite(tensor).all():
+            raise CheckpointError(f'{source} holds NaN or infinite weights ({name}), as a run that diverged '
+                                  'leaves them: use an earlier checkpoint, or train again with a lower '
+                                  '--learning_rate.')
+    return model
 
 
 def load_model(source,  # as for `load_weights`

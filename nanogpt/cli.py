@@ -174,8 +174,9 @@ def _add_sample(sub):
                                    'and --stream.')
     p.add_argument('--init_from', default='resume', help="'resume' (the run in --out_dir), 'gpt2', 'gpt2-medium', 'gpt2-large', "
                                                          "'gpt2-xl', or a folder (Hugging Face layout, or a run's out_dir) (default: resume)")
-    p.add_argument('--out_dir', default=None, help="the out_dir of a `nanogpt train` run (default: the one `nanogpt train` writes "
-                                                   "on this device: out-shakespeare-char-fast, or out-shakespeare-char on CUDA)")
+    p.add_argument('--out_dir', default=None, help='the out_dir of a `nanogpt train` run (default: the folder '
+                                                   '`nanogpt train` with no preset writes on this device; the first '
+                                                   'line on stderr names the checkpoint loaded)')
     p.add_argument('--start', default='\n', help='the prompt, or FILE:path to read it from a file (default: a newline)')
     p.add_argument('--num_samples', type=int, default=3, help='how many samples to draw (default: 3)')
     p.add_argument('--max_new_tokens', type=int, default=500, help='tokens generated per sample (default: 500)')

@@ -26,16 +26,22 @@ from .shape import fit_budget
 from .train import PRESETS, train
 
 # %% auto #0
-__all__ = ['model_source', 'read_prompt', 'describe_run', 'train_job', 'sample_job', 'export_job']
+__all__ = ['default_run', 'model_source', 'read_prompt', 'describe_run', 'train_job', 'loaded_from', 'sample_job', 'export_job']
 
 # %% ../nbs/engine/12_jobs.ipynb #a0009c36
+def default_run(device: str = 'auto',  # the device `nanogpt train` would train on
+               ) -> str:
+    "The folder `nanogpt train` with no preset writes on `device`: where every command and lesson looks first"
+    return PRESETS[default_preset(device)]['out_dir']
+
+
 def model_source(init_from: str = 'resume',  # 'resume' (the run in out_dir), a GPT-2 name, or a folder
                  out_dir: str | None = None,  # the run, with resume (default: this device's default run)
                  device: str = 'auto',  # the device, which picks the default run
                 ) -> str:
     "What a command loads: `init_from` itself, or the run in `out_dir`"
     if init_from != 'resume': return init_from
-    out_dir = out_dir or PRESETS[default_preset(device)]['out_dir']
+    out_dir = out_dir or default_run(device)
     if find_checkpoint(out_dir) is None:
         raise MissingError(f'{out_dir} holds no checkpoint: expected the out_dir of a `nanogpt train` run, with ckpt.pt (and '
                            'best.pt). Train first (`nanogpt train`), or pass --out_dir.')
@@ -45,7 +51,12 @@ def model_source(init_from: str = 'resume',  # 'resume' (the run in out_dir), a 
 def read_prompt(start: str,  # the prompt, or FILE:path
                ) -> str:
     "The prompt text: `start` itself, or the UTF-8 text of the file named by `FILE:path` (read as the files notebook reads a source)"
-    if not start.startswith('FILE:'): return start
+    if not start.startswith('FILE:'):
+        try: start.encode('utf-8')
+        except UnicodeEncodeError as e:  # bytes a terminal passed that are not UTF-8 arrive as lone surrogates
+            raise DataError(f'--start is not UTF-8 text (character {e.start + 1} is a byte that cannot be '
+                            'decoded): pass UTF-8 text, or FILE:path to read the prompt from a file.') from None
+        return start
     data = read_source(start[5:], limit=1 << 26, hint=f'--start={start} names the prompt: pass a UTF-8 text file.')
     try: return data.decode('utf-8')
     except UnicodeDecodeError as e:
@@ -145,11 +156,22 @@ def train_job(cfg,  # the run's settings, a TrainConfig
     return 0
 
 # %% ../nbs/engine/12_jobs.ipynb #8c94cd02
+def loaded_from(source: str,  # what model_source returned
+                model,  # the model loaded from it
+               ) -> str:
+    "Which weights a command loaded, in one line: a run's checkpoint file, or the name or folder given"
+    checkpoint = find_checkpoint(source) if Path(source).is_dir() else None
+    shape = model.config
+    return (f'loaded {checkpoint or source}: {shape.n_layer} layers, {shape.n_embd} channels, '
+            f'context {shape.block_size}')
+
+
 def _sampling_model(source: str, device: str, quantize: str | None, compile: bool, say):
     "The model and tokenizer to sample from, in the precision asked for"
     if quantize and device != 'cpu':
         raise ConfigError(f'--quantize {quantize} runs on the CPU (dynamic int8 kernels); pass --device=cpu, or drop --quantize.')
     model, tokenizer = load_model(source, device)
+    say(loaded_from(source, model), file=sys.stderr)
     if quantize:
         from nanogpt.export import choose_sampling_precision, with_precision
         if quantize == 'auto':
