@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import os
 from collections import Counter, defaultdict
@@ -19,8 +20,9 @@ from .errors import ConfigError, DataError, MissingError, describe
 from .files import atomic_write_bytes
 
 # %% auto #0
-__all__ = ['GPT2_SPLIT_PATTERN', 'CharTokenizer', 'load_tiktoken', 'TiktokenTokenizer', 'merge', 'train_bpe', 'bpe_merge_chunk',
-           'BytePairEncoder', 'BPETokenizer', 'tokenizer_from_meta', 'get_tokenizer', 'tokenizer_id', 'plot_tokens']
+__all__ = ['GPT2_SPLIT_PATTERN', 'SPLIT_PATTERNS', 'CharTokenizer', 'load_tiktoken', 'TiktokenTokenizer', 'merge', 'train_bpe',
+           'bpe_merge_chunk', 'bpe_merge_heap', 'BytePairEncoder', 'BPETokenizer', 'tokenizer_from_meta',
+           'get_tokenizer', 'tokenizer_id', 'plot_tokens']
 
 # %% ../nbs/01_tokenizers.ipynb #2e4f0a79
 def _describe_unknown(text: str, unknown: np.ndarray, limit: int = 5) -> str:
@@ -34,6 +36,17 @@ def _describe_unknown(text: str, unknown: np.ndarray, limit: int = 5) -> str:
         parts.append(f'{ch!r} (U+{ord(ch):04X}) at position {shown}')
     more = f' and {len(positions) - limit} more' if len(positions) > limit else ''
     return '; '.join(parts) + more
+
+
+_SURROGATES = regex.compile('[\ud800-\udfff]')  # halves of UTF-16 pairs, which no UTF-8 bytes stand for
+
+
+def _lone_surrogate(text: str) -> DataError:
+    "The error for `text`, which holds a lone surrogate: where the first one is, and what to do"
+    at = _SURROGATES.search(text).start()
+    return DataError(f'The text holds a lone surrogate (U+{ord(text[at]):04X}) at position {at}: half of a '
+                     'UTF-16 pair, not a character, so it has no UTF-8 bytes (it usually stands for a byte '
+                     'that was not UTF-8). Remove it, or read the file with errors="replace".')
 
 
 def _check_ids(ids, vocab_size: int) -> list[int]:
@@ -53,6 +66,7 @@ class CharTokenizer:
     def __init__(self, chars: str):  # the vocabulary, one character per id
         if not chars: raise DataError('A character vocabulary needs at least one character.')
         if len(set(chars)) != len(chars): raise DataError('The character vocabulary has duplicates.')
+        if _SURROGATES.search(chars): raise _lone_surrogate(chars)
         self.chars = chars
         codes = np.frombuffer(chars.encode('utf-32-le'), dtype=np.uint32)
         self._table = np.full(int(codes.max()) + 1, -1, dtype=np.int64)  # code point -> id, -1 if unknown
@@ -62,14 +76,17 @@ class CharTokenizer:
     def from_text(cls, text: str) -> CharTokenizer:
         "The vocabulary of every character that occurs in `text`"
         if not text: raise DataError('Cannot build a character vocabulary from an empty text.')
-        return cls(''.join(sorted(set(text))))
+        chars = ''.join(sorted(set(text)))
+        if _SURROGATES.search(chars): raise _lone_surrogate(text)  # where it is in the text, not in the vocabulary
+        return cls(chars)
 
     @property
     def vocab_size(self) -> int: return len(self.chars)
 
     def encode_array(self, text: str) -> np.ndarray:
         "Token ids of `text` as an int64 array"
-        codes = np.frombuffer(text.encode('utf-32-le'), dtype=np.uint32)
+        try: codes = np.frombuffer(text.encode('utf-32-le'), dtype=np.uint32)
+        except UnicodeEncodeError: raise _lone_surrogate(text) from None
         ids = np.full(len(codes), -1, dtype=np.int64)
         known = codes < len(self._table)
         ids[known] = self._table[codes[known]]
@@ -158,6 +175,10 @@ def merge(ids: list[int],  # token ids
 
 # %% ../nbs/01_tokenizers.ipynb #f55595e4
 GPT2_SPLIT_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+SPLIT_PATTERNS = (  # the pre-split patterns a BPE tokenizer may carry: GPT-2's, as written over the years
+    GPT2_SPLIT_PATTERN,  # ours, and tiktoken's since 0.5
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",  # tiktoken's before
+    r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")  # GPT-2's own encoder.py
 
 # %% ../nbs/01_tokenizers.ipynb #0f128191
 def train_bpe(text: str,  # the training text
@@ -166,7 +187,8 @@ def train_bpe(text: str,  # the training text
              ) -> list[tuple[int, int]]:
     "The first `n_merges` byte-pair merges of `text` (fewer if every chunk becomes one token), most frequent first"
     chunks = Counter(regex.findall(pattern, text))
-    words = [list(chunk.encode('utf-8')) for chunk in chunks]
+    try: words = [list(chunk.encode('utf-8')) for chunk in chunks]
+    except UnicodeEncodeError: raise _lone_surrogate(text) from None
     weights = list(chunks.values())  # how often each distinct chunk occurs
     stats, holders = Counter(), defaultdict(set)  # pair -> its count; pair -> the words that may hold it
     for w, ids in enumerate(words):
@@ -201,6 +223,35 @@ def bpe_merge_chunk(chunk: bytes,  # one pre-split chunk
     return [ranks[part] for part in parts]
 
 
+
+# %% ../nbs/01_tokenizers.ipynb #55bf2c37
+def bpe_merge_heap(chunk: bytes,  # one pre-split chunk
+                   ranks: dict[bytes, int],  # token bytes -> id, lower is merged first
+                  ) -> list[int]:
+    "`bpe_merge_chunk`'s ids in O(n log n): the candidate pairs in a heap, lowest rank then leftmost first"
+    n = len(chunk)
+    end = list(range(1, n + 1))  # the part starting at byte s is chunk[s:end[s]]; 0 once merged away
+    prev = list(range(-1, n - 1))  # where the part before the one at s starts; -1: none
+    def pair(s):  # (rank, s, stop) of the part at s and the next one, if their bytes are a token
+        if s < 0 or end[s] >= n: return None
+        stop = end[end[s]]
+        rank = ranks.get(chunk[s:stop])
+        return None if rank is None else (rank, s, stop)
+    heap = [p for p in map(pair, range(n - 1)) if p]
+    heapq.heapify(heap)
+    while heap:
+        _, s, stop = heapq.heappop(heap)
+        mid = end[s]
+        if not s < mid < n or end[mid] != stop: continue  # stale: one of its parts has merged since
+        end[s], end[mid] = stop, 0
+        if stop < n: prev[stop] = s
+        for p in (pair(prev[s]), pair(s)):
+            if p: heapq.heappush(heap, p)
+    ids, s = [], 0
+    while s < n: ids.append(ranks[chunk[s:end[s]]]); s = end[s]
+    return ids
+
+
 class BytePairEncoder:
     "Byte-level BPE encoding driven by ranks: GPT-2's from tiktoken, or those of merges we trained"
     def __init__(self,
@@ -213,8 +264,10 @@ class BytePairEncoder:
         chunks = self.pattern.findall(text)
         if sum(map(len, chunks)) != len(text):
             raise DataError('The pre-split pattern skips part of the text: use a pattern that matches every character.')
-        table = {chunk: bpe_merge_chunk(chunk.encode('utf-8'), self.ranks) for chunk in set(chunks)}
+        try: table = {c: bpe_merge_heap(c.encode('utf-8'), self.ranks) for c in set(chunks)}
+        except UnicodeEncodeError: raise _lone_surrogate(text) from None
         return [i for chunk in chunks for i in table[chunk]]
+
 
 # %% ../nbs/01_tokenizers.ipynb #853f8756
 class BPETokenizer:
@@ -225,6 +278,10 @@ class BPETokenizer:
                  merges,  # (a, b) pairs in the order learned: merge i makes token 256 + i
                  pattern: str = GPT2_SPLIT_PATTERN,  # the regex that pre-splits text into chunks
                  special_tokens: dict | None = None):  # e.g. {'<|endoftext|>': 1023}, ids right after the merges
+        if pattern not in SPLIT_PATTERNS:
+            raise DataError(f'The BPE pre-split pattern {repr(pattern)[:60]} is not GPT-2\'s: a pattern is a '
+                            'regular expression, and a crafted one can take hours on a short text, so only '
+                            'GPT-2\'s are accepted. Prepare the dataset (or train the model) again.')
         self.merges = [(int(a), int(b)) for a, b in merges]
         self.pattern, self.special_tokens = pattern, dict(special_tokens or {})
         self._bytes = [bytes([i]) for i in range(256)]  # id -> the bytes it stands for
