@@ -5,9 +5,11 @@
 # %% ../nbs/engine/10_runs.ipynb #3ae55fb8
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
+import stat
 import time
 import warnings
 from contextlib import nullcontext
@@ -27,8 +29,9 @@ from .runtime import choose_cpu_dtype, training_step
 
 # %% auto #0
 __all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'RUN_FILES', 'SingleProcess', 'check_config', 'read_log', 'check_fits', 'data_record',
-           'check_resume', 'start_model', 'measured_cpu_dtype', 'RunLock', 'claim_out_dir', 'Run', 'reconcile_log',
-           'start_files', 'closing_evaluation', 'saved_iteration', 'Budget', 'run_budget', 'Cadence', 'Progress']
+           'check_resume', 'start_model', 'measured_cpu_dtype', 'open_in_run', 'append_line', 'RunLock',
+           'claim_out_dir', 'Run', 'reconcile_log', 'start_files', 'closing_evaluation', 'saved_iteration', 'Budget',
+           'run_budget', 'Cadence', 'Progress']
 
 # %% ../nbs/engine/10_runs.ipynb #2a175b1f
 class SingleProcess:
@@ -226,6 +229,30 @@ def measured_cpu_dtype(model: nn.Module,  # the model as it will train, before t
     if cfg.time_budget: seconds = min(seconds, 0.02 * cfg.time_budget)  # a short budget spends at most 2% of itself on it
     return tuple(parallel.gather(choose_cpu_dtype(training_step(model, x, y), shape, seconds))[0])
 
+# %% ../nbs/engine/10_runs.ipynb #4afe4e9a
+def open_in_run(path,  # a file in a run's out_dir: .lock, log.jsonl
+                flags: int,  # os.O_RDWR, or os.O_WRONLY | os.O_APPEND; the file is created if missing
+               ) -> int:
+    "A descriptor of `path`, refused with ConfigError where writing it could change a file outside the folder: a link, a device"
+    flags |= os.O_CREAT | os.O_NONBLOCK | getattr(os, 'O_NOFOLLOW', 0)  # a FIFO answers at once instead of waiting for a reader
+    try: fd = os.open(path, flags, 0o666)
+    except OSError as e:
+        if e.errno not in (errno.ELOOP, errno.EMLINK, errno.ENXIO, errno.EISDIR): raise
+        fd, what = None, 'a folder' if e.errno == errno.EISDIR else 'a symbolic link' if e.errno != errno.ENXIO else 'a pipe'
+    if fd is not None:
+        mode, links = os.fstat(fd)[stat.ST_MODE], os.fstat(fd).st_nlink
+        if stat.S_ISREG(mode) and links == 1: return fd
+        os.close(fd)
+        what = 'a hard link to another file' if stat.S_ISREG(mode) else 'a pipe' if stat.S_ISFIFO(mode) else 'not a regular file'
+    raise ConfigError(f'{path} is {what}: a run writes only files of its own in its out_dir, never through one. Remove it, '
+                      'or choose another --out_dir.')
+
+
+def append_line(path,  # a file in a run's out_dir: log.jsonl
+                line: str):  # one line, without its newline
+    "Append `line` to `path` (`open_in_run`: never through a link)"
+    with os.fdopen(open_in_run(path, os.O_WRONLY | os.O_APPEND), 'a', encoding='utf-8') as f: f.write(line + '\n')
+
 # %% ../nbs/engine/10_runs.ipynb #d2bdca52
 class RunLock:
     "An exclusive lock on a run's out_dir while a process writes there; the operating system drops it when the process ends"
@@ -239,7 +266,7 @@ class RunLock:
         except ImportError: return self  # Windows: no flock, no lock
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while self.file is None:
-            file = open(self.path, 'a+')
+            file = os.fdopen(open_in_run(self.path, os.O_RDWR), 'r+')  # never through a planted link
             try: fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 file.seek(0)
@@ -247,7 +274,9 @@ class RunLock:
                 file.close()
                 raise ConfigError(f'out_dir={self.path.parent} is in use by another run (process {holder}): wait for it to end, '
                                   'or choose another --out_dir.') from None
-            if self.path.exists() and self.path.stat().st_ino == os.fstat(file.fileno()).st_ino: self.file = file
+            try: same = os.lstat(self.path).st_ino == os.fstat(file.fileno()).st_ino
+            except FileNotFoundError: same = False
+            if same: self.file = file
             else: file.close()  # the holder removed the file as we opened it: take the new one
         self.file.seek(0); self.file.truncate(); self.file.write(f'{os.getpid()}\n'); self.file.flush()
         return self
@@ -326,7 +355,7 @@ class Run:
         if not self.parallel.is_main or self.cfg.eval_only: return  # eval_only writes nothing
         record = {**record, 'time': round(time.time(), 3)}  # when: `nanogpt plot` draws loss against seconds
         strict = {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in record.items()}  # JSON has no NaN
-        with open(self.out_dir / 'log.jsonl', 'a') as f: f.write(json.dumps(strict) + '\n')
+        append_line(self.out_dir / 'log.jsonl', json.dumps(strict))
         if self.wandb_run is not None: self.wandb_run.log(record)
 
 # %% ../nbs/engine/10_runs.ipynb #4672706d
@@ -354,6 +383,8 @@ def start_files(run):  # a Run, on its main process
     run.out_dir.mkdir(parents=True, exist_ok=True)
     if run.cfg.overwrite and run.cfg.init_from != 'resume':
         for name in RUN_FILES: (run.out_dir / name).unlink(missing_ok=True)
+    log = run.out_dir / 'log.jsonl'
+    if os.path.lexists(log): os.close(open_in_run(log, os.O_WRONLY | os.O_APPEND))  # one it could not append to: refused now
     leftovers = [p for name in (*RUN_FILES, 'config.json') for p in run.out_dir.glob(f'{name}.*.tmp*')]  # a save killed midway
     for path in leftovers: path.unlink()
     if leftovers: run.say(f'removed {len(leftovers)} temporary file(s) that a save cut short left in {run.out_dir}')
@@ -375,7 +406,7 @@ def closing_evaluation(out_dir,  # the finished run's folder
     "Evaluate best.pt on every target of the validation split; write eval.json and a last line of log.jsonl"
     evaluation = evaluate_run(out_dir, 'val', device=device, dataset_dir=dataset_dir)
     atomic_write_bytes(Path(out_dir) / 'eval.json', (json.dumps(evaluation, indent=1) + '\n').encode())
-    with open(Path(out_dir) / 'log.jsonl', 'a') as f: f.write(json.dumps({'iter': iter_num, **evaluation}) + '\n')
+    append_line(Path(out_dir) / 'log.jsonl', json.dumps({'iter': iter_num, **evaluation}))
     return evaluation
 
 

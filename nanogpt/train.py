@@ -238,13 +238,14 @@ def setup(cfg: TrainConfig,  # the run's settings
                           'instead of train (the command line does), or set lora_rank=0.')
     started = time.perf_counter()  # a time budget counts setting up (loading, compiling) too
     lock = claim_out_dir(cfg) if parallel.is_main else None  # after the settings' own checks, before anything is built
-    try: run = build_run(cfg, parallel, prepare_model)
+    try:
+        run = build_run(cfg, parallel, prepare_model)
+        if parallel.is_main and not cfg.eval_only: runs.start_files(run)
     except BaseException:
         if lock is not None: lock.abandon()
         raise
     run.lock = lock
     if run.budget: run.budget.started -= time.perf_counter() - started
-    if parallel.is_main and not cfg.eval_only: runs.start_files(run)
     return run
 
 
