@@ -31,9 +31,9 @@ from .memory import available_memory, human
 from .sample import Decoder, TextStream, apply_repetition_penalty, held_back, sample_next, window_start  # noqa: F401
 
 # %% auto #0
-__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'SETTINGS', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND', 'SlotCaches', 'SlotCache',
-           'Completion', 'Engine', 'RequestError', 'sampling_settings', 'parse_completion', 'parse_json', 'host_of',
-           'served_hosts', 'make_app', 'playground_page', 'listen', 'serve']
+__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'SETTINGS', 'MAX_PROMPT_CHARS', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND',
+           'SlotCaches', 'SlotCache', 'Completion', 'Engine', 'RequestError', 'sampling_settings', 'parse_completion',
+           'parse_json', 'host_of', 'served_hosts', 'make_app', 'playground_page', 'listen', 'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
 class SlotCaches:
@@ -278,10 +278,14 @@ def sampling_settings(body: dict) -> dict:
     except sampling.SamplingError as e: raise RequestError(str(e), e.param) from None
 
 # %% ../nbs/12_serving.ipynb #1dd229da
+MAX_PROMPT_CHARS = 100_000  # the longest prompt served, in characters: far past any context here
+
+
 def parse_completion(body,  # the decoded JSON body
                      tokenizer,  # the model's tokenizer
                      block_size: int,  # the model's context
                      max_tokens_limit: int,  # the most tokens one request may ask for
+                     max_prompt: int = MAX_PROMPT_CHARS,  # the longest prompt accepted, in characters
                     ) -> tuple[dict, list]:
     "(keyword arguments for `Completion` plus 'stream' and 'prompt_tokens', warnings) from a completions request, or a RequestError"
     if not isinstance(body, dict): raise RequestError('The body must be a JSON object.')
@@ -294,6 +298,9 @@ def parse_completion(body,  # the decoded JSON body
     prompt = body.get('prompt')
     if isinstance(prompt, list) and len(prompt) == 1: prompt = prompt[0]
     if not isinstance(prompt, str): raise RequestError('prompt must be a string (or a list of one string).', 'prompt')
+    if len(prompt) > max_prompt:
+        raise RequestError(f'prompt is {len(prompt):,} characters; this server accepts at most {max_prompt:,} '
+                           f'(the model sees only its last {block_size} tokens).', 'prompt')
     try: ids = tokenizer.encode(prompt)
     except (DataError, KeyError, ValueError) as e: raise RequestError(f'prompt: {e}', 'prompt') from None
     if not ids: raise RequestError('prompt is empty: send at least one character (a newline, for instance).', 'prompt')
@@ -383,14 +390,16 @@ def _error_event(message: str) -> str:
     return f"data: {json.dumps(RequestError(message, status=500, kind='server_error').body())}\n\n"
 
 
-async def _complete(request, engine: Engine, model_name: str, max_tokens_limit: int, max_body: int):
+async def _complete(request, engine: Engine, model_name: str, max_tokens_limit: int, max_body: int,
+                    max_prompt: int):
     "POST /v1/completions"
     from fastapi.responses import JSONResponse, StreamingResponse
     body = await _read_body(request, max_body)
     if isinstance(body, dict) and body.get('model') not in (None, model_name):
         raise RequestError(f"The model {sampling.brief_repr(body['model'])} does not exist; this server has {model_name!r}.",
                            'model', 404, 'not_found_error')
-    settings, warnings = parse_completion(body, engine.tokenizer, engine.block_size, max_tokens_limit)
+    settings, warnings = await asyncio.to_thread(  # tokenizing takes time: off the loop, which serves everyone
+        parse_completion, body, engine.tokenizer, engine.block_size, max_tokens_limit, max_prompt)
     stream, prompt_tokens = settings.pop('stream'), settings.pop('prompt_tokens')
     loop, events = asyncio.get_running_loop(), asyncio.Queue()
     completion = Completion(emit=lambda *event: loop.call_soon_threadsafe(events.put_nowait, event), **settings)
@@ -443,7 +452,8 @@ def make_app(model,  # a GPT in eval mode
              slots: int = 16,  # the most requests decoded together
              max_waiting: int = 256,  # requests that may wait for a row before the server answers 503
              max_body: int = 1 << 20,  # the largest request body, in bytes
-             hosts: set | None = None):  # the host names that Host and Origin headers may carry (None: any)
+             hosts: set | None = None,  # the host names that Host and Origin headers may carry (None: any)
+             max_prompt: int = MAX_PROMPT_CHARS):  # the longest prompt accepted, in characters
     "The FastAPI application: /v1/completions, /v1/models, /health and the playground at /"
     fastapi, responses = _require('fastapi'), _require('fastapi.responses')
     engine = Engine(model, tokenizer, slots)
@@ -478,7 +488,7 @@ def make_app(model,  # a GPT in eval mode
     async def completions(request):
         authorize(request)
         if len(engine.waiting) >= max_waiting: raise RequestError('The server is busy: try again shortly.', status=503, kind='server_error')
-        return await _complete(request, engine, model_name, max_tokens_limit, max_body)
+        return await _complete(request, engine, model_name, max_tokens_limit, max_body, max_prompt)
     async def models(request):
         authorize(request)
         return responses.JSONResponse({'object': 'list', 'data': [{'id': model_name, 'object': 'model', 'created': 0, 'owned_by': 'nanogpt'}]})
@@ -587,7 +597,8 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
           quantize: str | None = None,  # 'int8': int8 dynamic-quantized linear layers (CPU only)
           device: str = 'cpu',  # where the model runs (a resolved device)
           name: str | None = None,  # the model's id (default: the folder's or model's name)
-          allow_hosts=()):  # more host names a key-less server answers to ('*': any), as `served_hosts`
+          allow_hosts=(),  # more host names a key-less server answers to ('*': any), as `served_hosts`
+          max_prompt: int = MAX_PROMPT_CHARS):  # the longest prompt accepted, in characters
     "Serve a model with an OpenAI-compatible completions API until SIGTERM (exit 0) or Ctrl-C"
     import signal as signals
     from pathlib import Path
@@ -599,7 +610,8 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
     model, tokenizer = load_model(source, device)
     if quantize: model = quantize_model(model, quantize)
     name = name or Path(str(source)).name
-    app = make_app(model, tokenizer, name, api_key, max_tokens_limit, slots, hosts=served_hosts(host, api_key, allow_hosts))
+    app = make_app(model, tokenizer, name, api_key, max_tokens_limit, slots,
+                   hosts=served_hosts(host, api_key, allow_hosts), max_prompt=max_prompt)
     class Server(uvicorn.Server):
         def handle_exit(self, sig, frame):
             super().handle_exit(sig, frame)
