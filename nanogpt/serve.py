@@ -32,8 +32,9 @@ from .sample import Decoder, TextStream, apply_repetition_penalty, held_back, sa
 
 # %% auto #0
 __all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'SETTINGS', 'MAX_PROMPT_CHARS', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND',
-           'SlotCaches', 'SlotCache', 'Completion', 'Engine', 'RequestError', 'sampling_settings', 'parse_completion',
-           'parse_json', 'host_of', 'served_hosts', 'make_app', 'playground_page', 'listen', 'serve']
+           'SlotCaches', 'SlotCache', 'Completion', 'rows_mix', 'Engine', 'RequestError', 'sampling_settings',
+           'parse_completion', 'parse_json', 'host_of', 'served_hosts', 'make_app', 'playground_page', 'listen',
+           'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
 class SlotCaches:
@@ -124,12 +125,19 @@ class Completion:
     def cancel(self): self.cancelled = True
 
 # %% ../nbs/12_serving.ipynb #74909f77
+def rows_mix(model) -> bool:
+    "Whether a row's numbers in a batched pass depend on the other rows: int8 layers scale their input over the batch"
+    return any(type(m).__module__.startswith('torch.ao.nn.quantized') for m in model.modules())
+
+
 class Engine:
     "Decodes every running request together, one token per step, on a thread of its own; `submit` adds a `Completion`"
     def __init__(self, model,  # a GPT in eval mode
                  tokenizer,  # its tokenizer
-                 slots: int = 16):  # the most requests decoded together (1: one at a time)
+                 slots: int = 16,  # the most requests decoded together (1: one at a time)
+                 row_by_row: bool | None = None):  # one pass per row (None: where rows would mix, as int8's)
         self.model, self.tokenizer, self.block_size = model, tokenizer, model.config.block_size
+        self.row_by_row = rows_mix(model) if row_by_row is None else row_by_row
         self.decode = Decoder(model)  # lesson 07's per-token path, its layers bound once for the server's life
         param = next(model.parameters())
         self.caches = SlotCaches(model.config, slots, param.device, param.dtype if param.is_floating_point() else torch.float32)
@@ -223,13 +231,29 @@ def step(self: Engine):
         except Exception as e: self._fail(row, e)
     if not self.caches.rows: return
     tokens = torch.tensor([[c.seq[-1]] for c in self.running], device=self.caches.lengths.device)  # (B, 1)
-    self.caches.begin_step()
-    logits = self.decode(tokens, self.caches.layers, self.caches.lengths[:self.caches.rows, None])[:, -1]  # (B, V)
-    self.caches.end_step()
+    logits = self._logits(tokens)  # (B, V)
     self.steps += 1
     for row in reversed(range(self.caches.rows)):
         try: self._advance(row, logits[row:row + 1])
         except Exception as e: self._fail(row, e)  # this request's settings or text failed: it ends, the batch goes on
+
+
+@patch
+def _logits(self: Engine, tokens: torch.Tensor,  # (B, 1) each row's newest token
+           ) -> torch.Tensor:
+    "(B, V) every row's next-token logits: in one pass, or with `row_by_row` one pass per row, as alone"
+    c = self.caches
+    if not self.row_by_row:
+        c.begin_step()
+        logits = self.decode(tokens, c.layers, c.lengths[:c.rows, None])[:, -1]  # (B, V)
+        c.end_step()
+        return logits
+    out = []
+    for row in range(c.rows):
+        c.begin(slice(row, row + 1), 1)
+        out.append(self.decode(tokens[row:row + 1], c.layers, c.lengths[row:row + 1, None])[:, -1])  # (1, V)
+        c.end()
+    return torch.cat(out)
 
 
 @patch
@@ -621,8 +645,9 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
         print(f'warning: serving on {host} without --api_key: anyone who can reach this port can use the model.', flush=True)
     url = f'http://{"localhost" if host in ("0.0.0.0", "::") else host}:{port}'
     auth = " -H 'Authorization: Bearer $KEY'" if api_key else ''
+    alone = ', each int8 row in a pass of its own, as alone' if app.state.engine.row_by_row else ''
     print(f'serving {name} ({model.config.n_layer} layers, {model.config.n_embd} channels, context {model.config.block_size}, '
-          f'{slots} requests at a time) at {url}\n  playground: {url}/\n  try: curl {url}/v1/completions{auth} '
+          f'{slots} requests at a time{alone}) at {url}\n  playground: {url}/\n  try: curl {url}/v1/completions{auth} '
           f"-H 'Content-Type: application/json' -d '{json.dumps({'model': name, 'prompt': 'ROMEO:', 'max_tokens': 50})}'", flush=True)
     server.run(sockets=[sock])
     return 0
