@@ -13,7 +13,7 @@ import torch
 
 from .checkpoint import find_checkpoint, load_model
 from .config import TrainOptions, default_preset
-from .data import DATASETS, load_tokenizer, prepare
+from .data import DATASETS, prepare
 from .distributed import Distributed
 from .errors import ConfigError, DataError, MissingError, TrainingError
 from .files import read_source
@@ -108,18 +108,25 @@ def _run(cfg, parallel: Distributed, say):
 
 
 def _report(cfg, result: dict, options: TrainOptions, dataset_dir: Path, device: str, say):
-    "What a finished run says: its summary, the closing evaluation of best.pt, a sample"
+    "What a finished run says: its summary, then the closing evaluation of best.pt and a sample"
     model = result['model'].config
     say(f"done: {result['iter_num']:,} iterations of a {model.n_layer}-layer, {model.n_embd}-channel model (context "
         f"{model.block_size}), best val loss {result['best_val_loss']:.4f}; checkpoints {cfg.out_dir}/ckpt.pt (last) and "
         f'best.pt, log {cfg.out_dir}/log.jsonl')
+    try: _closing(cfg, result, options, dataset_dir, device, say)
+    except (ConfigError, DataError, MissingError) as e:  # the dataset was replaced or removed during the run
+        say(f'no closing evaluation: {e} The run itself is saved in {cfg.out_dir}/.')
+
+
+def _closing(cfg, result: dict, options: TrainOptions, dataset_dir: Path, device: str, say):
+    "The closing evaluation of best.pt on the whole validation split, then a sample in the run's own tokens"
     if options.closing_eval:
         figures = closing_evaluation(cfg.out_dir, dataset_dir, result['iter_num'], device)
         say(f"full validation split ({figures['tokens']:,} targets, best.pt): loss {figures['loss']:.4f}, perplexity "
             f"{figures['perplexity']:.2f}, {figures['bits_per_byte']:.3f} bits per byte, accuracy {figures['accuracy']:.1%}; "
             f'{cfg.out_dir}/eval.json')
     if options.sample_tokens:
-        tokenizer = load_tokenizer(dataset_dir)
+        tokenizer = load_model(cfg.out_dir)[1]  # the run's own, whatever the dataset holds now
         say('--- sample ---')
         say(sample_text(result['model'], tokenizer, _sample_prompt(tokenizer), options.sample_tokens))
 
