@@ -44,9 +44,27 @@ def judge(test: Callable,  # test(*answer) -> proof; raises `Wrong` (or Assertio
     "Run `test` on `answer`; every outcome, an exception from the answer included, becomes a `Verdict`"
     try: proof = test(*answer)
     except AssertionError as e: return Verdict(False, _sentence(str(e) or 'the answer does not pass the check'))
+    except NameError as e:
+        if not _raised_in_answer(e, answer):
+            return Verdict(False, f"the check could not run: it needs {e.name!r}, which a cell above it defines. "
+                                  'Run the cells above this exercise first (Run > Run All Above Selected Cell).')
+        return Verdict(False, _sentence(f'your code raised NameError: {e}'))
     except Exception as e:
         return Verdict(False, _sentence(f'your code raised {type(e).__name__}: {e}'))
     return Verdict(True, str(proof))
+
+
+def _raised_in_answer(error: Exception,  # what the test raised
+                      answer: tuple,  # the learner's answer
+                     ) -> bool:
+    "Whether any frame of `error`'s traceback runs the code of a function (or a class's method) in `answer`"
+    functions = [f for a in answer for f in (vars(a).values() if isinstance(a, type) else [a])]
+    codes = {getattr(f, '__code__', None) for f in functions} - {None}
+    frame = error.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_code in codes: return True
+        frame = frame.tb_next
+    return False
 
 # %% ../nbs/engine/13_checks.ipynb #dfe40cea
 def _strict() -> bool:
