@@ -7,6 +7,8 @@
   `### Capstone` may follow); the committed outputs there are only `✓ correct:` lines (and plots), so no check shows a
   traceback or someone else's wrong answer; a `✗` line is shown only where a cell prints a verdict with `.judge(`. No
   notebook commits an error output or a traceback.
+- Every exercise's solution cell (`# Solution to exercise N`) is folded (`source_hidden`), so a learner meets
+  the exercise before its answer.
 - No committed output holds a terminal escape sequence (what a live widget or a progress bar writes to a terminal):
   a reader of the page sees it as junk."""
 import json
@@ -42,6 +44,9 @@ for path in sorted(p for p in Path("nbs").rglob("*.ipynb") if ".ipynb_checkpoint
         outputs = cell.get('outputs', [])
         if any(o.get('output_type') == 'error' for o in outputs) or 'Traceback (most recent call last)' in json.dumps(outputs):
             problems.append(f'{path} cell {i}: a committed error or traceback')
+        if '# Solution to exercise' in ''.join(cell['source']) and \
+                not cell.get('metadata', {}).get('jupyter', {}).get('source_hidden'):
+            problems.append(f'{path} cell {i}: a solution that is not folded (metadata jupyter.source_hidden)')
         texts = [''.join(o.get('text', '')) for o in outputs if o.get('output_type') == 'stream']
         if any('\x1b' in text for text in texts):
             problems.append(f'{path} cell {i}: a committed output holds a terminal escape sequence')
