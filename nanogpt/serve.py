@@ -14,10 +14,12 @@ import math
 import re
 import secrets
 import socket
+import sys
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import torch
@@ -32,9 +34,9 @@ from .sample import Decoder, TextStream, apply_repetition_penalty, held_back, sa
 
 # %% auto #0
 __all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'SETTINGS', 'MAX_PROMPT_CHARS', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND',
-           'SlotCaches', 'SlotCache', 'Completion', 'rows_mix', 'Engine', 'RequestError', 'sampling_settings',
-           'parse_completion', 'parse_json', 'host_of', 'served_hosts', 'make_app', 'playground_page', 'listen',
-           'serve']
+           'ACCEPT_BURST', 'BUSY', 'SlotCaches', 'SlotCache', 'Completion', 'rows_mix', 'Engine', 'RequestError',
+           'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts', 'make_app',
+           'playground_page', 'listen', 'connection_cap', 'guarded_protocol', 'quiet_descriptor_shortage', 'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
 class SlotCaches:
@@ -484,6 +486,7 @@ def make_app(model,  # a GPT in eval mode
     from contextlib import asynccontextmanager
     @asynccontextmanager
     async def lifespan(app):
+        quiet_descriptor_shortage(asyncio.get_running_loop())
         engine.start()
         yield
         engine.stop()
@@ -611,6 +614,75 @@ def listen(host: str,  # the address to bind
         raise ConfigError(f'cannot listen on {host}:{port}: {e.strerror}; {advice}.') from None
     return sock
 
+# %% ../nbs/12_serving.ipynb #3669688f
+ACCEPT_BURST = 128  # connections accepted in one go (uvicorn's backlog): each holds a descriptor before it can be refused
+
+
+def connection_cap(max_connections: int,  # the cap asked for
+                   reserve: int = 64 + ACCEPT_BURST,  # descriptors kept for the server's files and a burst
+                  ) -> int:
+    "`max_connections`, lowered to what the process's limit on open files leaves beside those already open"
+    try:
+        import resource
+        limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError): return max_connections  # no such limit here (Windows)
+    fds = Path('/proc/self/fd')
+    in_use = len(list(fds.iterdir())) if fds.is_dir() else reserve
+    return max(1, min(max_connections, limit - in_use - reserve)) if limit != resource.RLIM_INFINITY else max_connections
+
+
+BUSY = (b'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nconnection: close\r\n'
+        b'content-length: 100\r\n\r\n'
+        + json.dumps({'error': {'message': 'Too many connections: try again shortly.', 'type': 'server_error',
+                                'param': None, 'code': None}}).encode().ljust(100))
+
+
+def guarded_protocol(max_connections: int,  # the most connections open at once; one more gets a 503
+                     header_timeout: float):  # seconds a connection has to send a request's whole header
+    "uvicorn's HTTP/1.1 protocol, with a cap on open connections and a deadline for each request's header"
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    class Guarded(H11Protocol):
+        deadline = None
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                transport.write(BUSY)
+                transport.close()
+            else: self._arm()
+        def _arm(self):  # from now, the next request's header has header_timeout seconds
+            if self.deadline is not None: self.deadline.cancel()
+            self.deadline = self.loop.call_later(header_timeout, self._expire)
+        def _expire(self):
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing(): self.transport.close()
+        def data_received(self, data):
+            super().data_received(data)
+            if self.deadline is not None and self.conn.their_state is not h11.IDLE:  # a whole header came
+                self.deadline.cancel()
+                self.deadline = None
+        def on_response_complete(self):
+            super().on_response_complete()
+            if not self.transport.is_closing(): self._arm()
+        def connection_lost(self, exc):
+            if self.deadline is not None: self.deadline.cancel()
+            super().connection_lost(exc)
+    return Guarded
+
+
+def quiet_descriptor_shortage(loop):  # the server's event loop
+    "Make `loop` write a shortage of file descriptors as one line a minute, not a traceback for each try to accept"
+    previous, last = loop.get_exception_handler(), [-math.inf]
+    def handle(loop, context):
+        error = context.get('exception')
+        if not (isinstance(error, OSError) and error.errno in (errno.EMFILE, errno.ENFILE)):
+            return previous(loop, context) if previous else loop.default_exception_handler(context)
+        if time.monotonic() - last[0] >= 60:
+            last[0] = time.monotonic()
+            print(f'warning: out of file descriptors ({error.strerror}): new connections wait; raise the limit '
+                  '(ulimit -n) or lower max_connections.', file=sys.stderr, flush=True)
+    loop.set_exception_handler(handle)
+
+
 # %% ../nbs/12_serving.ipynb #3a7af803
 def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hugging Face-layout folder
           host: str = '127.0.0.1',  # the address to bind; 0.0.0.0 opens the server to the network
@@ -622,10 +694,11 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
           device: str = 'cpu',  # where the model runs (a resolved device)
           name: str | None = None,  # the model's id (default: the folder's or model's name)
           allow_hosts=(),  # more host names a key-less server answers to ('*': any), as `served_hosts`
-          max_prompt: int = MAX_PROMPT_CHARS):  # the longest prompt accepted, in characters
+          max_prompt: int = MAX_PROMPT_CHARS,  # the longest prompt accepted, in characters
+          max_connections: int = 1000,  # the most connections open at once (lowered to fit the open-files limit)
+          header_timeout: float = 10):  # seconds a connection has to send a request's whole header
     "Serve a model with an OpenAI-compatible completions API until SIGTERM (exit 0) or Ctrl-C"
     import signal as signals
-    from pathlib import Path
 
     from nanogpt.checkpoint import load_model
     uvicorn = _require('uvicorn')
@@ -640,14 +713,16 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
         def handle_exit(self, sig, frame):
             super().handle_exit(sig, frame)
             if sig == signals.SIGTERM: self._captured_signals.remove(sig)  # a requested stop: exit 0 once drained
-    server = Server(uvicorn.Config(app, host=host, port=port, log_level='warning', timeout_graceful_shutdown=60))
+    cap = connection_cap(max_connections)
+    server = Server(uvicorn.Config(app, host=host, port=port, log_level='warning', timeout_graceful_shutdown=60,
+                                   timeout_keep_alive=5, backlog=ACCEPT_BURST, http=guarded_protocol(cap, header_timeout)))
     if host not in LOCAL_HOSTS and api_key is None:
         print(f'warning: serving on {host} without --api_key: anyone who can reach this port can use the model.', flush=True)
     url = f'http://{"localhost" if host in ("0.0.0.0", "::") else host}:{port}'
     auth = " -H 'Authorization: Bearer $KEY'" if api_key else ''
     alone = ', each int8 row in a pass of its own, as alone' if app.state.engine.row_by_row else ''
     print(f'serving {name} ({model.config.n_layer} layers, {model.config.n_embd} channels, context {model.config.block_size}, '
-          f'{slots} requests at a time{alone}) at {url}\n  playground: {url}/\n  try: curl {url}/v1/completions{auth} '
+          f'{slots} requests at a time{alone}, {cap} connections) at {url}\n  playground: {url}/\n  try: curl {url}/v1/completions{auth} '
           f"-H 'Content-Type: application/json' -d '{json.dumps({'model': name, 'prompt': 'ROMEO:', 'max_tokens': 50})}'", flush=True)
     server.run(sockets=[sock])
     return 0
