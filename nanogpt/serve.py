@@ -287,8 +287,8 @@ class RequestError(NanoGPTError):
     def body(self) -> dict: return {'error': {'message': str(self), 'type': self.kind, 'param': self.param, 'code': None}}
 
 
-NEUTRAL = {'n': 1, 'best_of': 1, 'echo': False, 'logprobs': None, 'frequency_penalty': 0, 'presence_penalty': 0, 'suffix': None,
-           'logit_bias': None, 'user': ..., 'stream_options': ...}  # OpenAI's fields we accept at these values (...: any value)
+NEUTRAL = {'n': (1,), 'best_of': (1,), 'echo': (False,), 'logprobs': (None,), 'frequency_penalty': (0,), 'presence_penalty': (0,),
+           'suffix': (None, ''), 'logit_bias': (None, {}), 'user': ..., 'stream_options': ...}  # OpenAI's fields we accept at these values (...: any value)
 COMPLETION_FIELDS = {'model', 'prompt', 'max_tokens', 'temperature', 'top_p', 'top_k', 'repetition_penalty', 'stop', 'seed', 'stream'}
 SETTINGS = {  # a request's sampling fields: (lesson 07's rule for it, its value when absent or null)
     'max_tokens': ('max_new_tokens', 16), 'temperature': ('temperature', 1.0), 'top_p': ('top_p', None), 'top_k': ('top_k', None),
@@ -300,7 +300,8 @@ def sampling_settings(body: dict) -> dict:
     try:
         settings = {name: default if body.get(name) is None else sampling.check_sampling_value(rule, body[name], name)
                     for name, (rule, default) in SETTINGS.items()}
-        return dict(settings, stops=sampling.check_stops(body.get('stop') or [], 'stop'))
+        stops = [] if body.get('stop') is None else sampling.check_stops(body['stop'], 'stop')  # 0, false, {}: refused
+        return dict(settings, stops=stops)
     except sampling.SamplingError as e: raise RequestError(str(e), e.param) from None
 
 # %% ../nbs/12_serving.ipynb #1dd229da
@@ -316,9 +317,9 @@ def parse_completion(body,  # the decoded JSON body
     "(keyword arguments for `Completion` plus 'stream' and 'prompt_tokens', warnings) from a completions request, or a RequestError"
     if not isinstance(body, dict): raise RequestError('The body must be a JSON object.')
     for name, value in body.items():
-        if name in NEUTRAL and NEUTRAL[name] is not ... and value is not None and value != NEUTRAL[name]:
+        if name in NEUTRAL and NEUTRAL[name] is not ... and value is not None and value not in NEUTRAL[name]:
             raise RequestError(f'{name}={sampling.brief_repr(value)} is not supported by this server '
-                               f'(only {json.dumps(NEUTRAL[name])}).', name)
+                               f'(only {" or ".join(map(json.dumps, NEUTRAL[name]))}).', name)
         if name not in NEUTRAL and name not in COMPLETION_FIELDS:
             raise RequestError(f'Unknown field {sampling.brief_repr(name)}.', name[:40])
     prompt = body.get('prompt')
@@ -428,7 +429,10 @@ async def _complete(request, engine: Engine, model_name: str, max_tokens_limit: 
         parse_completion, body, engine.tokenizer, engine.block_size, max_tokens_limit, max_prompt)
     stream, prompt_tokens = settings.pop('stream'), settings.pop('prompt_tokens')
     loop, events = asyncio.get_running_loop(), asyncio.Queue()
-    completion = Completion(emit=lambda *event: loop.call_soon_threadsafe(events.put_nowait, event), **settings)
+    def emit(*event):  # called from the engine's thread
+        try: loop.call_soon_threadsafe(events.put_nowait, event)
+        except RuntimeError: completion.cancel()  # the loop is closed (a forced exit): nobody is listening
+    completion = Completion(emit=emit, **settings)
     engine.submit(completion)
     cid, extra = f'cmpl-{secrets.token_hex(12)}', ({'warnings': warnings} if warnings else {})
     if stream:  # starlette watches for the client leaving, and closes `sse` if it does
@@ -490,7 +494,7 @@ def make_app(model,  # a GPT in eval mode
         engine.start()
         yield
         engine.stop()
-    app = fastapi.FastAPI(title='nanogpt', lifespan=lifespan)
+    app = fastapi.FastAPI(title='nanogpt', lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.engine = engine
     @app.exception_handler(RequestError)
     async def request_error(request, e): return responses.JSONResponse(e.body(), status_code=e.status)
@@ -713,6 +717,15 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
         def handle_exit(self, sig, frame):
             super().handle_exit(sig, frame)
             if sig == signals.SIGTERM: self._captured_signals.remove(sig)  # a requested stop: exit 0 once drained
+            if self.force_exit: self._captured_signals.clear()  # a second Ctrl-C: `serve` returns 130 itself
+        async def shutdown(self, sockets=None):
+            await super().shutdown(sockets)
+            if not self.force_exit: return
+            for connection in list(self.server_state.connections): connection.transport.close()  # cut the streams
+            for _ in range(40):  # their handlers see the client gone and end, before the loop closes
+                if not self.server_state.tasks: break
+                await asyncio.sleep(0.05)
+            await self.lifespan.shutdown()  # which uvicorn skips on a forced exit: the engine stops
     cap = connection_cap(max_connections)
     server = Server(uvicorn.Config(app, host=host, port=port, log_level='warning', timeout_graceful_shutdown=60,
                                    timeout_keep_alive=5, backlog=ACCEPT_BURST, http=guarded_protocol(cap, header_timeout)))
@@ -724,5 +737,6 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
     print(f'serving {name} ({model.config.n_layer} layers, {model.config.n_embd} channels, context {model.config.block_size}, '
           f'{slots} requests at a time{alone}, {cap} connections) at {url}\n  playground: {url}/\n  try: curl {url}/v1/completions{auth} '
           f"-H 'Content-Type: application/json' -d '{json.dumps({'model': name, 'prompt': 'ROMEO:', 'max_tokens': 50})}'", flush=True)
-    server.run(sockets=[sock])
-    return 0
+    try: server.run(sockets=[sock])
+    finally: app.state.engine.stop()  # however it ended
+    return 130 if server.force_exit else 0
