@@ -28,10 +28,10 @@ from .model import GPT, GPTConfig
 from .runtime import choose_cpu_dtype, training_step
 
 # %% auto #0
-__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'RUN_FILES', 'SingleProcess', 'check_config', 'read_log', 'check_fits', 'data_record',
-           'check_resume', 'start_model', 'measured_cpu_dtype', 'open_in_run', 'append_line', 'RunLock',
-           'claim_out_dir', 'Run', 'reconcile_log', 'start_files', 'closing_evaluation', 'saved_iteration', 'Budget',
-           'run_budget', 'Cadence', 'Progress']
+__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'RUN_FILES', 'EVAL_BATCH_COST', 'CLOSING_COST', 'SingleProcess', 'check_config',
+           'read_log', 'check_fits', 'data_record', 'check_resume', 'start_model', 'measured_cpu_dtype', 'open_in_run',
+           'append_line', 'RunLock', 'claim_out_dir', 'Run', 'reconcile_log', 'start_files', 'closing_evaluation',
+           'saved_iteration', 'Budget', 'run_budget', 'Cadence', 'Progress']
 
 # %% ../nbs/engine/10_runs.ipynb #2a175b1f
 class SingleProcess:
@@ -420,17 +420,23 @@ def saved_iteration(out_dir,  # a run's out_dir
 
 
 # %% ../nbs/engine/10_runs.ipynb #a3467f46
+EVAL_BATCH_COST = 0.5  # an evaluation batch's time in training micro-steps (a forward pass, about a third of a step), rounded up
+CLOSING_COST = 1.0  # the closing evaluation's time per token it reads, in a training step's time per token (a float32 forward pass)
+
+
 class Budget:
     "The clock of a run with a time budget: time used, how far the cosine has come, whether one more step still fits"
     def __init__(self, seconds: float,  # the whole budget, evaluations included
                  used: float = 0.0,  # seconds spent before this process began (a resumed run)
                  decay_start: float | None = None,  # seconds used when warmup ended (None: not yet)
                  step_seconds: float = 0.0,  # one step's time, as measured lately
-                 eval_seconds: float = 0.0,  # one evaluation's time with its save, as measured lately
-                 reserve: float = 0.0,  # the work after the run (a closing evaluation), in evaluations' worth of time
+                 eval_seconds: float = 0.0,  # one evaluation's time with its save, as measured after a step (0: not yet)
+                 reserve: float = 0.0,  # the work after the run (a closing evaluation), in steps' worth of time
+                 eval_steps: float = 0.0,  # an evaluation's time in steps, the estimate until one is measured
                 ):
         self.seconds, self.used_before, self.decay_start, self.reserve = seconds, used, decay_start, reserve
         self.step_seconds, self.eval_seconds, self.started = step_seconds, eval_seconds, time.perf_counter()
+        self.eval_steps, self.steps_here = eval_steps, 0  # steps taken by this process
 
     @property
     def used(self) -> float: return self.used_before + time.perf_counter() - self.started  # seconds
@@ -438,33 +444,41 @@ class Budget:
     def state(self) -> dict: return dict(used=self.used, decay_start=self.decay_start, step_seconds=self.step_seconds,
                                          eval_seconds=self.eval_seconds)  # what a checkpoint keeps of the clock
 
+    def eval_estimate(self) -> float: return self.eval_seconds or self.eval_steps * self.step_seconds  # one evaluation's seconds
+
     def progress(self) -> float:
         "How far the cosine has come (0 -> 1): the share used of the time between warmup's end and the closing evaluation"
         if self.decay_start is None: self.decay_start = self.used
-        end = self.seconds - (1 + self.reserve) * self.eval_seconds
+        end = self.seconds - self.eval_estimate() - self.reserve * self.step_seconds
         return (self.used - self.decay_start) / max(end - self.decay_start, 1e-9)
 
     def stepped(self, seconds: float):  # the time the last step took
-        "Record a step's time: a moving average, recent steps weighing most"
+        "Record a step's time: a moving average, recent steps weighing most; a process's first step warms up (no measure)"
+        self.steps_here += 1
+        if self.steps_here == 1: return
         self.step_seconds = seconds if not self.step_seconds else 0.8 * self.step_seconds + 0.2 * seconds
 
     def evaluated(self, seconds: float):  # the time the last evaluation and its save took
-        "Record an evaluation's time: never below the latest, and a slow first one (warming up) forgotten by halves"
+        "Record an evaluation's time, never below the latest, a slow one forgotten by halves; one before this process's second step is a warm-up (its time is used, not a measure)"
+        if self.steps_here < 2: return
         self.eval_seconds = seconds if not self.eval_seconds else max(seconds, (self.eval_seconds + seconds) / 2)
 
     def room_for(self, evaluates: bool,  # whether the next step ends with an evaluation
                 ) -> bool:
-        "Whether the next step (with its evaluation) and the closing evaluation fit in what is left"
-        return self.used + self.step_seconds + (1 + evaluates + self.reserve) * self.eval_seconds <= self.seconds
+        "Whether the next step (with its evaluation), the run's last evaluation and the reserve fit in what is left"
+        return self.used + (1 + self.reserve) * self.step_seconds + (1 + evaluates) * self.eval_estimate() <= self.seconds
 
 
 def run_budget(cfg,  # the run's settings, a TrainConfig
                checkpoint: dict | None = None,  # the ckpt.pt it resumes, whose clock it continues
               ) -> Budget | None:
-    "The clock of a run with a `time_budget` (None without one), its closing evaluation reserved"
+    "The clock of a run with a `time_budget` (None without one): its closing evaluation reserved, its evaluations estimated"
     if not cfg.time_budget: return None
-    reserve = cfg.reserve_tokens / (2 * cfg.eval_iters * cfg.batch_size * cfg.block_size)  # in evaluations of both splits
-    return Budget(cfg.time_budget, reserve=reserve, **(checkpoint or {}).get('budget', {}))
+    step_tokens = cfg.gradient_accumulation_steps * cfg.batch_size * cfg.block_size
+    eval_steps = 2 * cfg.eval_iters * EVAL_BATCH_COST / cfg.gradient_accumulation_steps  # both splits
+    return Budget(cfg.time_budget, reserve=cfg.reserve_tokens * CLOSING_COST / step_tokens, eval_steps=eval_steps,
+                  **(checkpoint or {}).get('budget', {}))
+
 
 # %% ../nbs/engine/10_runs.ipynb #af90e953
 class Cadence:

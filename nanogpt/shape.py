@@ -14,14 +14,16 @@ import torch
 
 from . import runtime
 from .data import load_meta
+from .errors import ConfigError
 from .files import rng_state, set_rng_state
 from .model import GPT, MODERN_SWITCHES, GPTConfig
+from .runs import CLOSING_COST, EVAL_BATCH_COST
 from .train import TrainConfig, build_optimizer
 
 # %% auto #0
 __all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'MUON_TOKENS_PER_PARAM', 'TRAIN_SHARE', 'SHORT_RUN_STEPS', 'WARMUP_SHARE',
-           'LAYOUT_KEYS', 'shape_config', 'shape_params', 'shape_throughput', 'budget_shape', 'short_run_settings',
-           'fit_budget']
+           'LAYOUT_KEYS', 'EVAL_SHARE', 'MIN_STEPS', 'shape_config', 'shape_params', 'cached_throughput',
+           'shape_throughput', 'budget_shape', 'short_run_settings', 'plan_evaluations', 'fit_budget']
 
 # %% ../nbs/engine/04_speed.ipynb #3db1cced
 BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384),  # (n_layer, n_embd): this notebook's ladder,
@@ -59,6 +61,23 @@ def _precisions(device: str) -> list:
     return ['float32']
 
 
+def _throughput_key(shape: dict, device: str, vocab_size: int, layout: dict | None) -> dict:
+    return {'use': 'throughput', 'machine': runtime.machine_key(), 'device': device, 'vocab_size': vocab_size,
+            'shape': {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')},
+            **({'layout': layout} if layout else {})}  # GPT-2's layout keeps the key it always had
+
+
+def cached_throughput(shape: dict,  # `shape_config`'s overrides, or a run's
+                      device: str = 'cpu',  # a resolved device
+                      vocab_size: int = 65,  # the tokenizer's
+                      layout: dict | None = None,  # as for `shape_throughput`
+                     ) -> float | None:
+    "`shape_throughput`'s training tokens per second if this machine measured them already, else None (nothing is measured)"
+    entry = runtime.cached(_throughput_key(shape, device, vocab_size, layout))
+    speed = entry.get('tokens_per_sec') if entry is not None else None
+    return speed if isinstance(speed, (int, float)) and speed > 0 else None
+
+
 def shape_throughput(shape: dict,  # `shape_config`'s overrides
                      device: str = 'cpu',  # a resolved device
                      vocab_size: int = 65,  # the tokenizer's
@@ -66,12 +85,7 @@ def shape_throughput(shape: dict,  # `shape_config`'s overrides
                      layout: dict | None = None,  # GPTConfig's layout options and 'optimizer' (lesson 14; None: GPT-2's, AdamW)
                     ) -> float:
     "Training tokens per second of `shape` on `device` (forward, backward, optimizer) in the precision a run picks, measured once and cached"
-    key = {'use': 'throughput', 'machine': runtime.machine_key(), 'device': device, 'vocab_size': vocab_size,
-           'shape': {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')},
-           **({'layout': layout} if layout else {})}  # GPT-2's layout keeps the key it always had
-    entry = runtime.cached(key)
-    if entry is not None and isinstance(entry.get('tokens_per_sec'), (int, float)) and entry['tokens_per_sec'] > 0:
-        return entry['tokens_per_sec']
+    if (known := cached_throughput(shape, device, vocab_size, layout)) is not None: return known
     state = rng_state()
     try:
         torch.manual_seed(0)
@@ -93,7 +107,7 @@ def shape_throughput(shape: dict,  # `shape_config`'s overrides
     dtype = 'float32'
     if 'bfloat16' in ms: dtype = runtime.faster_dtype(ms)  # the one the run will train in (the machine notebook's rule)
     tokens_per_sec = shape['batch_size'] * shape['block_size'] * 1000 / ms[dtype]
-    runtime.remember(key, {'tokens_per_sec': tokens_per_sec})
+    runtime.remember(_throughput_key(shape, device, vocab_size, layout), {'tokens_per_sec': tokens_per_sec})
     return tokens_per_sec
 
 # %% ../nbs/engine/04_speed.ipynb #589643b8
@@ -129,6 +143,32 @@ def short_run_settings(shape: dict,  # `shape_config`'s overrides
 
 # %% ../nbs/engine/04_speed.ipynb #ced0d25d
 LAYOUT_KEYS = (*MODERN_SWITCHES, 'logit_softcap')  # the model's layout options (lesson 14), as `layout_changes` reads them
+EVAL_SHARE = 0.1  # of the steps a budget buys, the most its evaluations may take (at the start, every eval_interval, at the end)
+MIN_STEPS = 20  # a budget that leaves fewer steps than this beside its evaluations is refused before it starts
+
+
+def plan_evaluations(cfg,  # a TrainConfig: time_budget (as asked), reserve_tokens, eval_interval, eval_iters
+                     seconds: float,  # the seconds of the budget left when the run starts
+                     tokens_per_sec: float,  # its shape's measured training speed on this machine
+                     explicit: set = frozenset(),  # the keys the user set as flags: eval_iters among them stays
+                    ) -> dict:
+    "{'eval_iters': ...}: a budget's evaluations take at most EVAL_SHARE of its steps; ConfigError where it could hardly train"
+    step = cfg.gradient_accumulation_steps * cfg.batch_size * cfg.block_size / tokens_per_sec  # seconds
+    closing = cfg.reserve_tokens * CLOSING_COST / tokens_per_sec  # seconds, after the run
+    steps = max(seconds - closing, 0.0) / step  # what the budget buys without evaluations
+    evaluations = 2 + steps // cfg.eval_interval  # at 0, every eval_interval, at the end
+    per_batch = 2 * EVAL_BATCH_COST / cfg.gradient_accumulation_steps  # steps' worth of one eval_iter (both splits)
+    eval_iters = cfg.eval_iters
+    if 'eval_iters' not in explicit: eval_iters = max(1, min(eval_iters, int(EVAL_SHARE * steps / (evaluations * per_batch))))
+    evaluating = evaluations * eval_iters * per_batch * step  # seconds
+    left = (seconds - closing - evaluating) / step  # steps
+    if left < MIN_STEPS:
+        enough = math.ceil((cfg.time_budget - seconds + closing + evaluating + MIN_STEPS * step) / 5) * 5
+        raise ConfigError(f'--time_budget={cfg.time_budget:g} leaves {max(seconds, 0):.0f} s once the run starts, and on '
+                          f'this machine a step takes about {step:.2g} s, the evaluations {evaluating:.2g} s and the '
+                          f'closing evaluation {closing:.0f} s: time for {max(left, 0):.0f} steps. Pass '
+                          f'--time_budget={enough} or more{", or --closing_eval=False" if closing else ""}.')
+    return {'eval_iters': eval_iters}
 
 
 def fit_budget(cfg,  # a TrainConfig with a time_budget
@@ -140,11 +180,11 @@ def fit_budget(cfg,  # a TrainConfig with a time_budget
                say=print,  # where to say which shape was picked
                closing_eval: bool = True,  # whether the full validation split is scored after the run: its time is reserved
               ):
-    "A time-budget run: the shape `budget_shape` picks unless one was asked for, the time left, the closing evaluation reserved"
+    "A time-budget run: the shape `budget_shape` picks unless one was asked for, evaluations that fit, the time left, the closing evaluation reserved"
     meta = load_meta(dataset_dir)
+    layout = {k: getattr(cfg, k) for k in LAYOUT_KEYS if getattr(cfg, k) not in (None, getattr(GPTConfig, k))}
+    if cfg.optimizer != 'adamw': layout['optimizer'] = cfg.optimizer
     if cfg.init_from == 'scratch' and not named and not explicit & {'n_layer', 'n_head', 'n_embd', 'block_size'}:
-        layout = {k: getattr(cfg, k) for k in LAYOUT_KEYS if getattr(cfg, k) not in (None, getattr(GPTConfig, k))}
-        if cfg.optimizer != 'adamw': layout['optimizer'] = cfg.optimizer
         measure = functools.partial(shape_throughput, layout=layout)  # the speed of the model and optimizer this run trains
         chosen = {k: v for k, v in budget_shape(cfg.time_budget, device, meta['vocab_size'], measure=measure,
                                                 batch_size=cfg.batch_size, optimizer=cfg.optimizer).items()
@@ -152,8 +192,15 @@ def fit_budget(cfg,  # a TrainConfig with a time_budget
         cfg = replace(cfg, **chosen)
         say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, measured: {cfg.n_layer} layers of {cfg.n_embd} channels "
             f"(the speed notebook's rule; pass --n_layer, --n_embd, ... to choose)", flush=True)
+    if closing_eval: cfg = replace(cfg, reserve_tokens=cfg.reserve_tokens or 2 * meta['tokens']['val'])  # eval.json's windows
+    else: cfg = replace(cfg, reserve_tokens=0)  # no closing evaluation: the budget trains to its end
     left = cfg.time_budget - (time.monotonic() - started)  # the budget counts from the command's start
-    reserve_tokens = 0  # no closing evaluation: the budget trains to its end
-    if closing_eval: reserve_tokens = cfg.reserve_tokens or 2 * meta['tokens']['val']  # eval.json's windows
-    return replace(cfg, time_budget=max(left, 1.0), reserve_tokens=reserve_tokens)
+    shape = {k: getattr(cfg, k) for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')}
+    speed = cached_throughput(shape, device, meta['vocab_size'], layout) if None not in shape.values() else None
+    if cfg.init_from == 'scratch' and speed:  # measured already (the shape just picked is): its evaluations planned to fit
+        planned = plan_evaluations(cfg, left, speed, explicit)
+        if planned['eval_iters'] != cfg.eval_iters:
+            say(f"evaluations of {planned['eval_iters']} batches per split (--eval_iters), so that they fit the budget", flush=True)
+        cfg = replace(cfg, **planned)
+    return replace(cfg, time_budget=max(left, 1.0))
 
