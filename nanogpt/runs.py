@@ -21,7 +21,7 @@ import torch.nn as nn
 from tqdm.auto import tqdm
 
 from .checkpoint import build_model, load_checkpoint, load_weights
-from .errors import ConfigError, NanoGPTError
+from .errors import ConfigError, DataError, MissingError, NanoGPTError, describe
 from .evaluate import evaluate_run
 from .files import atomic_write_bytes
 from .model import GPT, GPTConfig
@@ -99,6 +99,10 @@ def check_config(cfg):  # the settings to check, a TrainConfig
         value = getattr(cfg, key)
         if not math.isfinite(value) or value < 0: raise ConfigError(f'{key} must be a finite number, 0 or more, got {value}.')
     if cfg.optimizer not in ('adamw', 'muon'): raise ConfigError(f"optimizer must be 'adamw' or 'muon', got {cfg.optimizer!r}.")
+    for key in ('logit_softcap', 'lora_alpha'):  # None: the checkpoint's, or the default
+        value = getattr(cfg, key)
+        if value is not None and (not math.isfinite(value) or value < 0):
+            raise ConfigError(f'{key} must be a finite number, 0 or more (or None), got {value}.')
     if not math.isfinite(cfg.muon_lr) or cfg.muon_lr <= 0: raise ConfigError(f'muon_lr must be a number above 0, got {cfg.muon_lr}.')
     if cfg.optimizer == 'muon' and cfg.fsdp:
         raise ConfigError('--optimizer=muon orthogonalises whole weight matrices, which FSDP shards: use --optimizer=adamw '
@@ -118,11 +122,28 @@ def check_config(cfg):  # the settings to check, a TrainConfig
                           'pass the folder that holds it as --data_dir.')
 
 # %% ../nbs/engine/10_runs.ipynb #574df0e8
+def _plottable(record: dict, *keys: str) -> bool:  # a log line that holds an iteration and these numbers (None: not finite)
+    return isinstance(record.get('iter'), int) and all(isinstance(record.get(k, ''), (int, float, type(None))) for k in keys)
+
+
 def read_log(out_dir,  # a run's out_dir
             ) -> tuple[list, list]:
-    "The training and evaluation lines of `out_dir/log.jsonl`"
-    lines = [json.loads(line) for line in (Path(out_dir) / 'log.jsonl').read_text().splitlines() if line.strip()]
-    return [r for r in lines if 'lr' in r], [r for r in lines if 'val_loss' in r]
+    "The training and evaluation lines of `out_dir/log.jsonl`; a last line a crash cut short is left out, other damage refused"
+    path = Path(out_dir) / 'log.jsonl'
+    lines, records = path.read_bytes().split(b'\n'), []
+    for number, line in enumerate(lines, 1):
+        if not line.strip(): continue
+        try: record = json.loads(line)  # bytes: UTF-8 or refused
+        except (ValueError, RecursionError) as e:
+            if number == len(lines): continue  # no newline after it: the write a crash cut short
+            raise DataError(f'{path} line {number} is not a line of JSON ({describe(e, 60)}): the log is damaged; delete '
+                            'that line to read the rest.') from None
+        if not isinstance(record, dict):
+            raise DataError(f'{path} line {number} is not a JSON object, as every line a run writes is: delete that line '
+                            'to read the rest.')
+        records.append(record)
+    return ([r for r in records if 'lr' in r and _plottable(r, 'train_loss', 'lr')],
+            [r for r in records if 'val_loss' in r and _plottable(r, 'train_loss', 'val_loss')])
 
 
 # %% ../nbs/engine/10_runs.ipynb #12e11b94
@@ -205,6 +226,9 @@ def start_model(cfg,  # the run's settings, a TrainConfig
         model = GPT(GPTConfig(vocab_size=meta['vocab_size'], **shape, **keep))
     elif cfg.init_from == 'resume':
         path = Path(cfg.out_dir) / 'ckpt.pt'
+        if not path.exists() and (Path(cfg.out_dir) / 'config.json').exists():
+            raise MissingError(f'{cfg.out_dir} holds a run stopped before its first checkpoint: there is nothing to resume. '
+                               'Start it again without --init_from=resume (the folder is reused).')
         checkpoint = load_checkpoint(path, device)
         check_fits(checkpoint['model_args'], checkpoint['tokenizer'], cfg, meta, path)
         check_resume(checkpoint, cfg, meta, path)
@@ -298,13 +322,14 @@ RUN_FILES = ('ckpt.pt', 'best.pt', 'log.jsonl', 'eval.json')  # what a run leave
 
 def claim_out_dir(cfg,  # the run's settings, a TrainConfig
                  ) -> RunLock | None:
-    "Lock out_dir for this run (None for eval_only, which writes nothing); refuse a file, and a new run where a run already is unless `overwrite`"
+    "Lock out_dir for this run (None for eval_only, which writes nothing); refuse a file, and a new run where a run saved a checkpoint unless `overwrite`"
     out = Path(cfg.out_dir)
     if out.exists() and not out.is_dir(): raise ConfigError(f'out_dir={cfg.out_dir} is a file: pass a folder for the run.')
     if cfg.eval_only: return None
     lock = RunLock(out).acquire()  # also finds an out_dir that cannot be written, before anything is built
     found = [name for name in RUN_FILES if (out / name).exists()]
-    if found and not (cfg.init_from == 'resume' or cfg.overwrite):
+    saved = {'ckpt.pt', 'best.pt'} & set(found)  # a run stopped before its first checkpoint saved nothing: the folder is reused
+    if saved and not (cfg.init_from == 'resume' or cfg.overwrite):
         lock.release()
         raise ConfigError(f"out_dir={cfg.out_dir} already holds a run ({', '.join(found)}): continue it with --init_from=resume, "
                           'choose another --out_dir, or pass --overwrite=True to replace it.')
@@ -366,14 +391,14 @@ def reconcile_log(out_dir,  # a run's out_dir
     path = Path(out_dir) / 'log.jsonl'
     if not path.exists(): return 0
     kept, dropped = [], 0
-    for line in path.read_text().splitlines():
+    for line in path.read_bytes().splitlines():
         if not line.strip(): continue
         try: record = json.loads(line)
-        except json.JSONDecodeError: dropped += 1; continue  # a line torn by a crash or a full disk
-        step = record.get('iter', 0)
-        if step < iter_num or (step == iter_num and 'lr' not in record): kept.append(line)
-        else: dropped += 1  # written after the checkpoint: the resumed run writes it again
-    if dropped: atomic_write_bytes(path, ''.join(line + '\n' for line in kept).encode())
+        except (ValueError, RecursionError): dropped += 1; continue  # torn by a crash or a full disk, or not UTF-8 JSON
+        step = record.get('iter', 0) if isinstance(record, dict) else None
+        if isinstance(step, int) and (step < iter_num or (step == iter_num and 'lr' not in record)): kept.append(line)
+        else: dropped += 1  # written after the checkpoint (the resumed run writes it again), or not a line of ours
+    if dropped: atomic_write_bytes(path, b''.join(line + b'\n' for line in kept))
     return dropped
 
 
@@ -381,8 +406,11 @@ def reconcile_log(out_dir,  # a run's out_dir
 def start_files(run):  # a Run, on its main process
     "Prepare out_dir (under the run's lock): clear an old run when `overwrite` says so, drop what a killed save or run left, write config.json"
     run.out_dir.mkdir(parents=True, exist_ok=True)
-    if run.cfg.overwrite and run.cfg.init_from != 'resume':
-        for name in RUN_FILES: (run.out_dir / name).unlink(missing_ok=True)
+    if run.cfg.init_from != 'resume':  # `overwrite`, or a run before it that saved no checkpoint (`claim_out_dir`)
+        cleared = [name for name in RUN_FILES if os.path.lexists(run.out_dir / name)]
+        for name in cleared: (run.out_dir / name).unlink()
+        if cleared and not run.cfg.overwrite:
+            run.say(f"{run.out_dir} held a run stopped before its first checkpoint ({', '.join(cleared)}): a new run starts there")
     log = run.out_dir / 'log.jsonl'
     if os.path.lexists(log): os.close(open_in_run(log, os.O_WRONLY | os.O_APPEND))  # one it could not append to: refused now
     leftovers = [p for name in (*RUN_FILES, 'config.json') for p in run.out_dir.glob(f'{name}.*.tmp*')]  # a save killed midway
