@@ -34,8 +34,8 @@ from .sample import Decoder, TextStream, apply_repetition_penalty, held_back, sa
 
 # %% auto #0
 __all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'SETTINGS', 'MAX_PROMPT_CHARS', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND',
-           'ACCEPT_BURST', 'BUSY', 'SlotCaches', 'SlotCache', 'Completion', 'rows_mix', 'Engine', 'RequestError',
-           'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts', 'make_app',
+           'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'SlotCaches', 'SlotCache', 'Completion', 'rows_mix', 'Engine',
+           'RequestError', 'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts', 'make_app',
            'playground_page', 'listen', 'connection_cap', 'guarded_protocol', 'quiet_descriptor_shortage', 'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
@@ -128,7 +128,7 @@ class Completion:
 
 # %% ../nbs/12_serving.ipynb #74909f77
 def rows_mix(model) -> bool:
-    "Whether a row's numbers in a batched pass depend on the other rows: int8 layers scale their input over the batch"
+    "Whether a row's numbers in a batched pass depend on the others (int8 scales over the batch)"
     return any(type(m).__module__.startswith('torch.ao.nn.quantized') for m in model.modules())
 
 
@@ -137,7 +137,7 @@ class Engine:
     def __init__(self, model,  # a GPT in eval mode
                  tokenizer,  # its tokenizer
                  slots: int = 16,  # the most requests decoded together (1: one at a time)
-                 row_by_row: bool | None = None):  # one pass per row (None: where rows would mix, as int8's)
+                 row_by_row: bool | None = None):  # a pass per row (None: if rows mix, as int8's)
         self.model, self.tokenizer, self.block_size = model, tokenizer, model.config.block_size
         self.row_by_row = rows_mix(model) if row_by_row is None else row_by_row
         self.decode = Decoder(model)  # lesson 07's per-token path, its layers bound once for the server's life
@@ -243,7 +243,7 @@ def step(self: Engine):
 @patch
 def _logits(self: Engine, tokens: torch.Tensor,  # (B, 1) each row's newest token
            ) -> torch.Tensor:
-    "(B, V) every row's next-token logits: in one pass, or with `row_by_row` one pass per row, as alone"
+    "(B, V) every row's next-token logits: in one pass, or with `row_by_row` a pass per row"
     c = self.caches
     if not self.row_by_row:
         c.begin_step()
@@ -253,7 +253,8 @@ def _logits(self: Engine, tokens: torch.Tensor,  # (B, 1) each row's newest toke
     out = []
     for row in range(c.rows):
         c.begin(slice(row, row + 1), 1)
-        out.append(self.decode(tokens[row:row + 1], c.layers, c.lengths[row:row + 1, None])[:, -1])  # (1, V)
+        logits = self.decode(tokens[row:row + 1], c.layers, c.lengths[row:row + 1, None])  # (1,1,V)
+        out.append(logits[:, -1])
         c.end()
     return torch.cat(out)
 
@@ -287,8 +288,10 @@ class RequestError(NanoGPTError):
     def body(self) -> dict: return {'error': {'message': str(self), 'type': self.kind, 'param': self.param, 'code': None}}
 
 
-NEUTRAL = {'n': (1,), 'best_of': (1,), 'echo': (False,), 'logprobs': (None,), 'frequency_penalty': (0,), 'presence_penalty': (0,),
-           'suffix': (None, ''), 'logit_bias': (None, {}), 'user': ..., 'stream_options': ...}  # OpenAI's fields we accept at these values (...: any value)
+NEUTRAL = {  # OpenAI's fields we accept at these values (...: any value)
+    'n': (1,), 'best_of': (1,), 'echo': (False,), 'logprobs': (None,), 'frequency_penalty': (0,),
+    'presence_penalty': (0,), 'suffix': (None, ''), 'logit_bias': (None, {}),
+    'user': ..., 'stream_options': ...}
 COMPLETION_FIELDS = {'model', 'prompt', 'max_tokens', 'temperature', 'top_p', 'top_k', 'repetition_penalty', 'stop', 'seed', 'stream'}
 SETTINGS = {  # a request's sampling fields: (lesson 07's rule for it, its value when absent or null)
     'max_tokens': ('max_new_tokens', 16), 'temperature': ('temperature', 1.0), 'top_p': ('top_p', None), 'top_k': ('top_k', None),
@@ -300,7 +303,8 @@ def sampling_settings(body: dict) -> dict:
     try:
         settings = {name: default if body.get(name) is None else sampling.check_sampling_value(rule, body[name], name)
                     for name, (rule, default) in SETTINGS.items()}
-        stops = [] if body.get('stop') is None else sampling.check_stops(body['stop'], 'stop')  # 0, false, {}: refused
+        stop = body.get('stop')  # 0, false or {} is refused, not read as no stop
+        stops = [] if stop is None else sampling.check_stops(stop, 'stop')
         return dict(settings, stops=stops)
     except sampling.SamplingError as e: raise RequestError(str(e), e.param) from None
 
@@ -312,22 +316,23 @@ def parse_completion(body,  # the decoded JSON body
                      tokenizer,  # the model's tokenizer
                      block_size: int,  # the model's context
                      max_tokens_limit: int,  # the most tokens one request may ask for
-                     max_prompt: int = MAX_PROMPT_CHARS,  # the longest prompt accepted, in characters
+                     max_prompt: int = MAX_PROMPT_CHARS,  # the longest prompt accepted (characters)
                     ) -> tuple[dict, list]:
     "(keyword arguments for `Completion` plus 'stream' and 'prompt_tokens', warnings) from a completions request, or a RequestError"
     if not isinstance(body, dict): raise RequestError('The body must be a JSON object.')
     for name, value in body.items():
-        if name in NEUTRAL and NEUTRAL[name] is not ... and value is not None and value not in NEUTRAL[name]:
+        neutral = NEUTRAL.get(name, ...)
+        if neutral is not ... and value is not None and value not in neutral:
             raise RequestError(f'{name}={sampling.brief_repr(value)} is not supported by this server '
-                               f'(only {" or ".join(map(json.dumps, NEUTRAL[name]))}).', name)
+                               f'(only {" or ".join(map(json.dumps, neutral))}).', name)
         if name not in NEUTRAL and name not in COMPLETION_FIELDS:
             raise RequestError(f'Unknown field {sampling.brief_repr(name)}.', name[:40])
     prompt = body.get('prompt')
     if isinstance(prompt, list) and len(prompt) == 1: prompt = prompt[0]
     if not isinstance(prompt, str): raise RequestError('prompt must be a string (or a list of one string).', 'prompt')
     if len(prompt) > max_prompt:
-        raise RequestError(f'prompt is {len(prompt):,} characters; this server accepts at most {max_prompt:,} '
-                           f'(the model sees only its last {block_size} tokens).', 'prompt')
+        raise RequestError(f'prompt is {len(prompt):,} characters; this server accepts at most '
+                           f'{max_prompt:,} (the model sees {block_size} tokens).', 'prompt')
     try: ids = tokenizer.encode(prompt)
     except (DataError, KeyError, ValueError) as e: raise RequestError(f'prompt: {e}', 'prompt') from None
     if not ids: raise RequestError('prompt is empty: send at least one character (a newline, for instance).', 'prompt')
@@ -425,13 +430,13 @@ async def _complete(request, engine: Engine, model_name: str, max_tokens_limit: 
     if isinstance(body, dict) and body.get('model') not in (None, model_name):
         raise RequestError(f"The model {sampling.brief_repr(body['model'])} does not exist; this server has {model_name!r}.",
                            'model', 404, 'not_found_error')
-    settings, warnings = await asyncio.to_thread(  # tokenizing takes time: off the loop, which serves everyone
+    settings, warnings = await asyncio.to_thread(  # tokenizing takes time: off the loop
         parse_completion, body, engine.tokenizer, engine.block_size, max_tokens_limit, max_prompt)
     stream, prompt_tokens = settings.pop('stream'), settings.pop('prompt_tokens')
     loop, events = asyncio.get_running_loop(), asyncio.Queue()
     def emit(*event):  # called from the engine's thread
         try: loop.call_soon_threadsafe(events.put_nowait, event)
-        except RuntimeError: completion.cancel()  # the loop is closed (a forced exit): nobody is listening
+        except RuntimeError: completion.cancel()  # the loop closed (a forced exit): none listens
     completion = Completion(emit=emit, **settings)
     engine.submit(completion)
     cid, extra = f'cmpl-{secrets.token_hex(12)}', ({'warnings': warnings} if warnings else {})
@@ -483,7 +488,7 @@ def make_app(model,  # a GPT in eval mode
              max_waiting: int = 256,  # requests that may wait for a row before the server answers 503
              max_body: int = 1 << 20,  # the largest request body, in bytes
              hosts: set | None = None,  # the host names that Host and Origin headers may carry (None: any)
-             max_prompt: int = MAX_PROMPT_CHARS):  # the longest prompt accepted, in characters
+             max_prompt: int = MAX_PROMPT_CHARS):  # the longest prompt accepted (characters)
     "The FastAPI application: /v1/completions, /v1/models, /health and the playground at /"
     fastapi, responses = _require('fastapi'), _require('fastapi.responses')
     engine = Engine(model, tokenizer, slots)
@@ -494,7 +499,8 @@ def make_app(model,  # a GPT in eval mode
         engine.start()
         yield
         engine.stop()
-    app = fastapi.FastAPI(title='nanogpt', lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app = fastapi.FastAPI(title='nanogpt', lifespan=lifespan,
+                          docs_url=None, redoc_url=None, openapi_url=None)  # see above
     app.state.engine = engine
     @app.exception_handler(RequestError)
     async def request_error(request, e): return responses.JSONResponse(e.body(), status_code=e.status)
@@ -619,31 +625,33 @@ def listen(host: str,  # the address to bind
     return sock
 
 # %% ../nbs/12_serving.ipynb #3669688f
-ACCEPT_BURST = 128  # connections accepted in one go (uvicorn's backlog): each holds a descriptor before it can be refused
+ACCEPT_BURST = 128  # connections accepted in one go (uvicorn's backlog): descriptors until refused
 
 
 def connection_cap(max_connections: int,  # the cap asked for
-                   reserve: int = 64 + ACCEPT_BURST,  # descriptors kept for the server's files and a burst
+                   reserve: int = 64 + ACCEPT_BURST,  # descriptors kept for files and a burst
                   ) -> int:
-    "`max_connections`, lowered to what the process's limit on open files leaves beside those already open"
+    "`max_connections`, lowered to what the process's limit on open files leaves beside those open"
     try:
         import resource
         limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     except (ImportError, OSError): return max_connections  # no such limit here (Windows)
     fds = Path('/proc/self/fd')
     in_use = len(list(fds.iterdir())) if fds.is_dir() else reserve
-    return max(1, min(max_connections, limit - in_use - reserve)) if limit != resource.RLIM_INFINITY else max_connections
+    if limit == resource.RLIM_INFINITY: return max_connections
+    return max(1, min(max_connections, limit - in_use - reserve))
 
 
-BUSY = (b'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nconnection: close\r\n'
-        b'content-length: 100\r\n\r\n'
-        + json.dumps({'error': {'message': 'Too many connections: try again shortly.', 'type': 'server_error',
-                                'param': None, 'code': None}}).encode().ljust(100))
+BUSY_BODY = json.dumps(RequestError('Too many connections: try again soon.', status=503,
+                                    kind='server_error').body()).encode()
+BUSY = (b'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n'  # to one too many
+        b'connection: close\r\ncontent-length: %d\r\n\r\n%s' % (len(BUSY_BODY), BUSY_BODY))
 
 
+# %% ../nbs/12_serving.ipynb #5e0c9d2a
 def guarded_protocol(max_connections: int,  # the most connections open at once; one more gets a 503
-                     header_timeout: float):  # seconds a connection has to send a request's whole header
-    "uvicorn's HTTP/1.1 protocol, with a cap on open connections and a deadline for each request's header"
+                     header_timeout: float):  # seconds a connection has for a whole header
+    "uvicorn's HTTP/1.1 protocol with a cap on open connections and a deadline for each header"
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
     class Guarded(H11Protocol):
@@ -658,10 +666,11 @@ def guarded_protocol(max_connections: int,  # the most connections open at once;
             if self.deadline is not None: self.deadline.cancel()
             self.deadline = self.loop.call_later(header_timeout, self._expire)
         def _expire(self):
-            if self.conn.their_state is h11.IDLE and not self.transport.is_closing(): self.transport.close()
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()
         def data_received(self, data):
             super().data_received(data)
-            if self.deadline is not None and self.conn.their_state is not h11.IDLE:  # a whole header came
+            if self.deadline is not None and self.conn.their_state is not h11.IDLE:  # a header came
                 self.deadline.cancel()
                 self.deadline = None
         def on_response_complete(self):
@@ -674,7 +683,7 @@ def guarded_protocol(max_connections: int,  # the most connections open at once;
 
 
 def quiet_descriptor_shortage(loop):  # the server's event loop
-    "Make `loop` write a shortage of file descriptors as one line a minute, not a traceback for each try to accept"
+    "Make `loop` write a shortage of file descriptors as one line a minute, not a traceback a try"
     previous, last = loop.get_exception_handler(), [-math.inf]
     def handle(loop, context):
         error = context.get('exception')
@@ -682,8 +691,9 @@ def quiet_descriptor_shortage(loop):  # the server's event loop
             return previous(loop, context) if previous else loop.default_exception_handler(context)
         if time.monotonic() - last[0] >= 60:
             last[0] = time.monotonic()
-            print(f'warning: out of file descriptors ({error.strerror}): new connections wait; raise the limit '
-                  '(ulimit -n) or lower max_connections.', file=sys.stderr, flush=True)
+            print(f'warning: out of file descriptors ({error.strerror}): new connections wait; '
+                  'raise the limit (ulimit -n), or lower max_connections.', file=sys.stderr,
+                  flush=True)
     loop.set_exception_handler(handle)
 
 
@@ -698,9 +708,9 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
           device: str = 'cpu',  # where the model runs (a resolved device)
           name: str | None = None,  # the model's id (default: the folder's or model's name)
           allow_hosts=(),  # more host names a key-less server answers to ('*': any), as `served_hosts`
-          max_prompt: int = MAX_PROMPT_CHARS,  # the longest prompt accepted, in characters
-          max_connections: int = 1000,  # the most connections open at once (lowered to fit the open-files limit)
-          header_timeout: float = 10):  # seconds a connection has to send a request's whole header
+          max_prompt: int = MAX_PROMPT_CHARS,  # the longest prompt accepted (characters)
+          max_connections: int = 1000,  # the most connections at once (fewer if files are few)
+          header_timeout: float = 10):  # seconds a connection has for a request's whole header
     "Serve a model with an OpenAI-compatible completions API until SIGTERM (exit 0) or Ctrl-C"
     import signal as signals
 
@@ -717,18 +727,21 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
         def handle_exit(self, sig, frame):
             super().handle_exit(sig, frame)
             if sig == signals.SIGTERM: self._captured_signals.remove(sig)  # a requested stop: exit 0 once drained
-            if self.force_exit: self._captured_signals.clear()  # a second Ctrl-C: `serve` returns 130 itself
+            if self.force_exit: self._captured_signals.clear()  # a second Ctrl-C: serve returns 130
         async def shutdown(self, sockets=None):
             await super().shutdown(sockets)
             if not self.force_exit: return
-            for connection in list(self.server_state.connections): connection.transport.close()  # cut the streams
-            for _ in range(40):  # their handlers see the client gone and end, before the loop closes
+            for connection in list(self.server_state.connections):  # cut the streams
+                connection.transport.close()
+            for _ in range(40):  # their handlers see the client gone and end before the loop closes
                 if not self.server_state.tasks: break
                 await asyncio.sleep(0.05)
             await self.lifespan.shutdown()  # which uvicorn skips on a forced exit: the engine stops
     cap = connection_cap(max_connections)
-    server = Server(uvicorn.Config(app, host=host, port=port, log_level='warning', timeout_graceful_shutdown=60,
-                                   timeout_keep_alive=5, backlog=ACCEPT_BURST, http=guarded_protocol(cap, header_timeout)))
+    config = uvicorn.Config(app, host=host, port=port, log_level='warning', backlog=ACCEPT_BURST,
+                            timeout_graceful_shutdown=60, timeout_keep_alive=5,
+                            http=guarded_protocol(cap, header_timeout))
+    server = Server(config)
     if host not in LOCAL_HOSTS and api_key is None:
         print(f'warning: serving on {host} without --api_key: anyone who can reach this port can use the model.', flush=True)
     url = f'http://{"localhost" if host in ("0.0.0.0", "::") else host}:{port}'

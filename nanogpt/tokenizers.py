@@ -24,7 +24,7 @@ __all__ = ['GPT2_SPLIT_PATTERN', 'SPLIT_PATTERNS', 'CharTokenizer', 'load_tiktok
            'bpe_merge_chunk', 'bpe_merge_heap', 'BytePairEncoder', 'BPETokenizer', 'tokenizer_from_meta',
            'get_tokenizer', 'tokenizer_id', 'plot_tokens']
 
-# %% ../nbs/01_tokenizers.ipynb #2e4f0a79
+# %% ../nbs/01_tokenizers.ipynb #c7a3e2b1
 def _describe_unknown(text: str, unknown: np.ndarray, limit: int = 5) -> str:
     "A readable list of the unknown characters of `text` at positions `unknown`, with their first positions"
     positions: dict[str, list[int]] = {}
@@ -38,15 +38,16 @@ def _describe_unknown(text: str, unknown: np.ndarray, limit: int = 5) -> str:
     return '; '.join(parts) + more
 
 
-_SURROGATES = regex.compile('[\ud800-\udfff]')  # halves of UTF-16 pairs, which no UTF-8 bytes stand for
+_SURROGATES = regex.compile('[\ud800-\udfff]')  # halves of UTF-16 pairs, without UTF-8 bytes
 
 
 def _lone_surrogate(text: str) -> DataError:
     "The error for `text`, which holds a lone surrogate: where the first one is, and what to do"
     at = _SURROGATES.search(text).start()
-    return DataError(f'The text holds a lone surrogate (U+{ord(text[at]):04X}) at position {at}: half of a '
-                     'UTF-16 pair, not a character, so it has no UTF-8 bytes (it usually stands for a byte '
-                     'that was not UTF-8). Remove it, or read the file with errors="replace".')
+    return DataError(f'The text holds a lone surrogate (U+{ord(text[at]):04X}) at position {at}: '
+                     'half of a UTF-16 pair, not a character, so it has no UTF-8 bytes (it often '
+                     'stands for a byte that was not UTF-8). Remove it, or read the file with '
+                     'errors="replace".')
 
 
 def _check_ids(ids, vocab_size: int) -> list[int]:
@@ -59,6 +60,7 @@ def _check_ids(ids, vocab_size: int) -> list[int]:
     return ids
 
 
+# %% ../nbs/01_tokenizers.ipynb #2e4f0a79
 class CharTokenizer:
     "Character-level tokenizer: one id per distinct character, in sorted order."
     kind = 'char'
@@ -77,7 +79,7 @@ class CharTokenizer:
         "The vocabulary of every character that occurs in `text`"
         if not text: raise DataError('Cannot build a character vocabulary from an empty text.')
         chars = ''.join(sorted(set(text)))
-        if _SURROGATES.search(chars): raise _lone_surrogate(text)  # where it is in the text, not in the vocabulary
+        if _SURROGATES.search(chars): raise _lone_surrogate(text)  # its place in the text
         return cls(chars)
 
     @property
@@ -175,10 +177,10 @@ def merge(ids: list[int],  # token ids
 
 # %% ../nbs/01_tokenizers.ipynb #f55595e4
 GPT2_SPLIT_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-SPLIT_PATTERNS = (  # the pre-split patterns a BPE tokenizer may carry: GPT-2's, as written over the years
+SPLIT_PATTERNS = (  # the pre-split patterns a BPE tokenizer may carry: GPT-2's, as written
     GPT2_SPLIT_PATTERN,  # ours, and tiktoken's since 0.5
-    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",  # tiktoken's before
-    r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")  # GPT-2's own encoder.py
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",  # tiktoken
+    r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")  # GPT-2
 
 # %% ../nbs/01_tokenizers.ipynb #0f128191
 def train_bpe(text: str,  # the training text
@@ -228,9 +230,9 @@ def bpe_merge_chunk(chunk: bytes,  # one pre-split chunk
 def bpe_merge_heap(chunk: bytes,  # one pre-split chunk
                    ranks: dict[bytes, int],  # token bytes -> id, lower is merged first
                   ) -> list[int]:
-    "`bpe_merge_chunk`'s ids in O(n log n): the candidate pairs in a heap, lowest rank then leftmost first"
+    "`bpe_merge_chunk`'s ids in O(n log n): pairs in a heap, the lowest rank then leftmost first"
     n = len(chunk)
-    end = list(range(1, n + 1))  # the part starting at byte s is chunk[s:end[s]]; 0 once merged away
+    end = list(range(1, n + 1))  # the part starting at byte s is chunk[s:end[s]]; 0: merged away
     prev = list(range(-1, n - 1))  # where the part before the one at s starts; -1: none
     def pair(s):  # (rank, s, stop) of the part at s and the next one, if their bytes are a token
         if s < 0 or end[s] >= n: return None
@@ -279,9 +281,10 @@ class BPETokenizer:
                  pattern: str = GPT2_SPLIT_PATTERN,  # the regex that pre-splits text into chunks
                  special_tokens: dict | None = None):  # e.g. {'<|endoftext|>': 1023}, ids right after the merges
         if pattern not in SPLIT_PATTERNS:
-            raise DataError(f'The BPE pre-split pattern {repr(pattern)[:60]} is not GPT-2\'s: a pattern is a '
-                            'regular expression, and a crafted one can take hours on a short text, so only '
-                            'GPT-2\'s are accepted. Prepare the dataset (or train the model) again.')
+            raise DataError(f'The BPE pre-split pattern {repr(pattern)[:60]} is not GPT-2\'s: '
+                            'a pattern is a regular expression, and a crafted one can take hours '
+                            'on a short text, so only GPT-2\'s are accepted. Prepare the dataset '
+                            '(or train the model) again.')
         self.merges = [(int(a), int(b)) for a, b in merges]
         self.pattern, self.special_tokens = pattern, dict(special_tokens or {})
         self._bytes = [bytes([i]) for i in range(256)]  # id -> the bytes it stands for
