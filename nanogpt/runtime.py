@@ -48,7 +48,12 @@ def resolve_device(device: str = 'auto',  # 'auto', 'cpu', 'cuda', 'cuda:N' or '
         raise ConfigError(f'device={device!r} but CUDA is not available here: use --device=cpu, or --device=auto.')
     if kind == 'mps' and not (mps is not None and mps.is_available()):
         raise ConfigError(f'device={device!r} but MPS is not available here: use --device=cpu, or --device=auto.')
-    if kind not in ('cpu', 'cuda', 'mps'): raise ConfigError(f'Unknown device {device!r}: use auto, cpu, cuda, cuda:N or mps.')
+    try: parsed = torch.device(device)  # 'cpu:abc', 'cuda:-1', 'cuda:0:1' are no device
+    except RuntimeError: parsed = None
+    if kind not in ('cpu', 'cuda', 'mps') or parsed is None:
+        raise ConfigError(f'Unknown device {device!r}: use auto, cpu, cuda, cuda:N or mps.')
+    if kind == 'cuda' and parsed.index is not None and parsed.index >= torch.cuda.device_count():
+        raise ConfigError(f'device={device!r} but this machine has {torch.cuda.device_count()} CUDA device(s), numbered from 0.')
     return device
 
 
