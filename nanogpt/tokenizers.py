@@ -192,22 +192,35 @@ def train_bpe(text: str,  # the training text
     try: words = [list(chunk.encode('utf-8')) for chunk in chunks]
     except UnicodeEncodeError: raise _lone_surrogate(text) from None
     weights = list(chunks.values())  # how often each distinct chunk occurs
-    stats, holders = Counter(), defaultdict(set)  # pair -> its count; pair -> the words that may hold it
+    nxt = [list(range(1, len(ids) + 1)) for ids in words]  # where the next token of a word starts
+    prv = [list(range(-1, len(ids) - 1)) for ids in words]  # where the one before starts; -1: none
+    stats, where = Counter(), defaultdict(set)  # pair -> its count; pair -> its (word, position)s
+    def count(pair, w, i, weight):  # `pair` comes (weight > 0) or goes (< 0) at position i of word w
+        stats[pair] += weight
+        if weight > 0: where[pair].add((w, i))
+        else:
+            where[pair].discard((w, i))
+            if not stats[pair]: del stats[pair]
     for w, ids in enumerate(words):
-        for pair in zip(ids, ids[1:]):
-            stats[pair] += weights[w]; holders[pair].add(w)
+        for i in range(len(ids) - 1): count((ids[i], ids[i + 1]), w, i, weights[w])
     merges = []
     while len(merges) < n_merges and stats:
         pair = min(stats, key=lambda p: (-stats[p], p))  # most frequent; ties to the lowest ids, as in train_naive
-        for w in holders.pop(pair):
-            for old in zip(words[w], words[w][1:]):
-                stats[old] -= weights[w]
-                if not stats[old]: del stats[old]
-            words[w] = merge(words[w], pair, 256 + len(merges))
-            for new in zip(words[w], words[w][1:]):
-                stats[new] += weights[w]; holders[new].add(w)
+        new = 256 + len(merges)
+        for w, i in sorted(where.pop(pair)):  # left to right in each word, as `merge` goes
+            ids, nx, pv, weight = words[w], nxt[w], prv[w], weights[w]
+            j = nx[i]
+            if ids[i] != pair[0] or j >= len(ids) or ids[j] != pair[1]: continue  # merged since
+            k, h = nx[j], pv[i]  # the neighbours: the pairs with them change
+            count(pair, w, i, -weight)
+            if h >= 0: count((ids[h], ids[i]), w, h, -weight); count((ids[h], new), w, h, weight)
+            if k < len(ids):
+                count((ids[j], ids[k]), w, j, -weight); count((new, ids[k]), w, i, weight)
+            ids[i], ids[j], nx[i] = new, None, k
+            if k < len(ids): pv[k] = i
         merges.append(pair)
     return merges
+
 
 # %% ../nbs/01_tokenizers.ipynb #1e020aa3
 def bpe_merge_chunk(chunk: bytes,  # one pre-split chunk
