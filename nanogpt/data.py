@@ -20,8 +20,8 @@ from .tokenizers import get_tokenizer, tokenizer_from_meta, tokenizer_id
 
 # %% auto #0
 __all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'BPE_FILE', 'download', 'tiny_shakespeare',
-           'read_corpus_digest', 'read_corpus', 'token_dtype', 'to_token_array', 'prepare', 'course_copy',
-           'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer', 'BatchLoader']
+           'read_corpus_digest', 'read_corpus', 'token_dtype', 'to_token_array', 'dataset_folder', 'prepare',
+           'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer', 'BatchLoader']
 
 # %% ../nbs/02_data.ipynb #aed55318
 SHAKESPEARE_URL = 'https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt'
@@ -100,6 +100,27 @@ def to_token_array(ids: np.ndarray, dtype) -> np.ndarray:
                          'the vocabulary is larger than the dtype recorded for it.')
     return ids.astype(dtype)
 
+# %% ../nbs/02_data.ipynb #1c033eb9
+def dataset_folder(data_dir,  # the root of the datasets, as the command names it
+                   name,  # the dataset's folder name: --name, or one taken from the source
+                  ) -> Path:
+    "`data_dir/name`, `name` checked to be a plain folder name and the folder no symbolic link"
+    if (not isinstance(name, str) or not name.strip() or name != name.strip() or name.startswith('.')
+            or not name.isprintable() or set('/\\') & set(name) or len(name) > 200):
+        raise ConfigError(f'--name {name!r} must be a plain folder name inside data_dir '
+                          f'({data_dir}): printable, not blank, no spaces at its ends, no / or '
+                          '\\, not starting with a dot (. and .. included), at most 200 '
+                          'characters. Pass --name NAME; to write elsewhere, pass the folder '
+                          'above it as --data_dir.')
+    folder = Path(data_dir) / name
+    if folder.is_symlink():
+        raise ConfigError(f'{folder} is a symbolic link: a dataset is written only inside '
+                          'data_dir. Remove the link, or pass the folder it points to as '
+                          '--data_dir and its name as --name.')
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f'{folder} is a file: pass another --name.')
+    return folder
+
 # %% ../nbs/02_data.ipynb #c5b9f43a
 BPE_FILE = 'tokenizer.json'  # a trained byte-pair encoding, kept beside meta.json
 
@@ -114,10 +135,7 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
            ) -> Path:
     "Tokenize `source` into `data_dir/name/{train.bin,val.bin,meta.json}` (and `tokenizer.json` for a trained BPE), written as one set"
     if name is None: name = str(source) if str(source) in DATASETS else Path(source).stem
-    if name != name.strip() or name in ('', '.', '..') or not name.isprintable() or set('/\\') & set(name):
-        raise ConfigError(f'--name {name!r} must be a plain folder name inside data_dir ({data_dir}): not blank, '
-                          'no spaces at its ends, no / or \\, not . or ..; to write elsewhere, pass the folder above '
-                          'it as --data_dir.')
+    folder = dataset_folder(data_dir, name)
     if str(source) in DATASETS:
         tokenizer = tokenizer or DATASETS[str(source)]
         path = tiny_shakespeare(data_dir, name, src=src)
@@ -150,7 +168,7 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
             'tokenizer_id': tokenizer_id(tok.to_meta()), 'tokens': {'train': n_train, 'val': n_val},
             'source': path.name, 'source_sha256': source_sha256}
     files['meta.json'] = (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode()
-    return write_file_set(Path(data_dir) / name, files)  # replaces the old dataset whole, or leaves it as it was
+    return write_file_set(folder, files)  # replaces the old dataset whole, or leaves it as it was
 
 # %% ../nbs/02_data.ipynb #95241136
 def course_copy(name: str = 'data/shakespeare_char/input.txt',  # the file to look for
