@@ -25,10 +25,10 @@ from .runtime import autocast_context, resolve_dtype
 from .train import SCRATCH_SHAPE, TrainConfig, build_optimizer, configure_optimizer, train_step
 
 # %% auto #0
-__all__ = ['GiB', 'MiB', 'BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'human', 'param_count', 'optimizer_bytes', 'measure_step',
-           'saved_bytes', 'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak', 'kv_cache_bytes',
-           'fitting_settings', 'memory_report', 'run_config', 'available_memory', 'start_config', 'run_memory_estimate',
-           'dry_run', 'check_memory']
+__all__ = ['GiB', 'MiB', 'BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'CPU_MARGIN', 'human', 'param_count', 'optimizer_bytes',
+           'measure_step', 'saved_bytes', 'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak',
+           'kv_cache_bytes', 'fitting_settings', 'memory_report', 'run_config', 'available_memory', 'start_config',
+           'run_memory_estimate', 'dry_run', 'check_memory']
 
 # %% ../nbs/engine/05_memory.ipynb #93c735e2
 GiB, MiB = 2**30, 2**20
@@ -308,20 +308,25 @@ def dry_run(cfg,  # a TrainConfig
     print(memory_report(estimate, available))
 
 
+CPU_MARGIN = 2.0  # a CPU run is refused when it needs this many times the memory available (swap, estimates)
+
+
 def check_memory(cfg,  # a TrainConfig
                  device: str,  # a resolved device
                 ):
-    "Refuse a GPU run whose estimated peak will not fit in the GPU's free memory, naming settings that would"
-    if not device.startswith('cuda'): return
-    if cfg.fsdp or cfg.lora_rank: return  # sharded, or mostly frozen: the estimate is for a whole model trained in full
-    config, dtype, estimate = run_memory_estimate(cfg, device)
+    "Refuse a run that will not fit, naming settings that would: on a GPU its free memory, on the CPU CPU_MARGIN x what is available"
+    gpu = device.startswith('cuda')
+    if not (gpu or device == 'cpu') or cfg.fsdp or cfg.lora_rank: return  # sharded, mostly frozen: not what it estimates
+    try: config, dtype, estimate = run_memory_estimate(cfg, device)
+    except Exception: return  # a checkpoint it cannot read: the run's own checks say what is wrong with it
     available = available_memory(device)
-    if fits(estimate, available): return
+    if available is None: return
+    if fits(estimate, available) if gpu else estimate['total_bytes'] <= CPU_MARGIN * available: return
     settings = fitting_settings(config, cfg.batch_size, cfg.gradient_accumulation_steps, dtype, device, available, cfg.optimizer)
     now = dict(batch_size=cfg.batch_size, gradient_accumulation_steps=cfg.gradient_accumulation_steps, dtype=dtype,
                gradient_checkpointing=config.gradient_checkpointing)
     fix = ('a smaller model, or several GPUs with --fsdp=True (lesson 09)' if settings is None else
            ' '.join(f'--{k}={v}' for k, v in settings.items() if v != now[k]))
-    raise ConfigError(f"This run needs about {human(estimate['total_bytes'])} of GPU memory at its peak, but {device} has "
-                      f'{human(available)} free (a run plans for {HEADROOM:.0%} of it): try {fix}, or pass --skip_memory_check=True '
+    raise ConfigError(f"This run needs about {human(estimate['total_bytes'])} of {'GPU ' * gpu}memory at its peak, but {device} "
+                      f'has {human(available)} free (a run plans for {HEADROOM:.0%} of it): try {fix}, or pass --skip_memory_check=True '
                       'to start it anyway. --dry_run=True prints the estimate by component.')

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import time
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, fields, replace
@@ -34,7 +35,7 @@ from . import runs, runtime
 from .bigram import estimate_loss
 from .checkpoint import clean_state_dict, save_checkpoint
 from .data import BatchLoader, load_meta
-from .errors import ConfigError, TrainingError, os_error_message
+from .errors import ConfigError, DataError, MissingError, TrainingError, os_error_message
 from .files import rng_state, set_rng_state
 from .modern import muon_adamw
 from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype
@@ -393,6 +394,7 @@ def progress_bar(run: Run):  # the run about to train
 
 # %% ../nbs/06_training.ipynb #ea8e701c
 def train_loop(run: Run,  # a run from `setup`
+               stop: StopRequest | None = None,  # the signals seen since the run began (None: from now on)
               ) -> dict:
     "Step, log, evaluate and save until the cadence says stop; the run's figures and its model"
     cfg, cadence = run.cfg, Cadence(run.cfg, run.budget, run.parallel)
@@ -400,10 +402,10 @@ def train_loop(run: Run,  # a run from `setup`
     if cfg.eval_only:  # one evaluation, nothing written
         return {'stopped': 'eval_only', 'eval': evaluate(run), 'iter_num': run.iter_num,
                 'model': run.model}
-    if run.iter_num == 0 and run.saved_iter is None: evaluate_and_save(run, cadence)  # once
-    losses, bar = [], progress_bar(run)
-    run.model.train()
-    with StopRequest() as stop:
+    with StopRequest() if stop is None else nullcontext(stop) as stop:
+        if run.iter_num == 0 and run.saved_iter is None and not stop.requested: evaluate_and_save(run, cadence)  # once
+        losses, bar = [], progress_bar(run)
+        run.model.train()
         while (stopped := cadence.stop_reason(run.iter_num, stop)) is None:
             lr = get_lr(run.iter_num, cfg, cadence.lr_progress(run.iter_num))
             for group in run.optimizer.param_groups: group['lr'] = lr * group.get('lr_ratio', 1.0)  # Muon's: its own
@@ -424,6 +426,18 @@ def train_loop(run: Run,  # a run from `setup`
     return summary(run, stopped, stop.signal, losses, seconds, run.iter_num - start_iter)
 
 # %% ../nbs/06_training.ipynb #f1707cbc
+def _out_of_memory(e: BaseException) -> str | None:
+    "None, or what `e` says of an allocation that failed (Python's, the CPU allocator's, CUDA's or MPS's)"
+    if not (isinstance(e, MemoryError) or any(s in str(e) for s in ("can't allocate memory", 'ut of memory'))): return None
+    asked = re.search(r'allocate (\d+) bytes|allocate ([\d.]+ [KMGT]iB)', str(e))  # the CPU's words, or CUDA's
+    if asked is None: return 'Out of memory'
+    return f'Out of memory (one tensor asked for {asked[2] or f"{int(asked[1]) / 2**30:,.1f} GiB"})'
+
+
+def _stopped_at(run: Run | None) -> str:  # the run, if setup built it
+    return f'The run stopped at iteration {run.iter_num:,}; {run.kept()}' if run else 'Nothing was trained'
+
+
 def train(cfg: TrainConfig,  # the run's settings
           parallel: SingleProcess | None = None,  # None: one process; lesson 09's `Distributed` under torchrun
           prepare_model=None,  # as `setup`: changes the model before the optimizer is made (lesson 13's LoRA)
@@ -431,23 +445,41 @@ def train(cfg: TrainConfig,  # the run's settings
     "Train a GPT as `cfg` says; returns the run's figures and the trained model"
     parallel, run = parallel or SingleProcess(), None
     try:
-        run = setup(cfg, parallel, prepare_model)
-        return train_loop(run)
+        with StopRequest() as stop:  # Ctrl-C or SIGTERM while setting up: stopped before the first step
+            run = setup(cfg, parallel, prepare_model)
+            return train_loop(run, stop)
     except OSError as e:  # a full disk, a folder that became read-only: the user's to fix, in one line
         if run is not None and run.parallel.world_size == 1 and run.saved_iter != run.iter_num:
             try: save(run, 'ckpt.pt')  # the last state, if the disk takes it
             except (OSError, TrainingError): pass
-        where = f'The run stopped at iteration {run.iter_num:,}; {run.kept()}' if run else 'Nothing was trained'
-        raise TrainingError(f'{os_error_message(e)} {where}.') from None
+        raise TrainingError(f'{os_error_message(e)} {_stopped_at(run)}.') from None
+    except (MemoryError, RuntimeError) as e:  # a batch or a model larger than the memory there is
+        if not _out_of_memory(e): raise
+        raise TrainingError(f'{_out_of_memory(e)}: lower --batch_size (now '
+                            f'{cfg.batch_size:,}) or --block_size, or train a smaller model; --dry_run=True '
+                            f'estimates what a run needs. {_stopped_at(run)}.') from None
     finally:
         if run is not None and run.lock is not None: run.lock.release()
         parallel.close()
 
 # %% ../nbs/06_training.ipynb #a8c8aab1
+_KINDS = {'int': int, 'float': (int, float), 'bool': bool, 'str': str}  # a field's type, as its annotation names it
+
+
 def saved_config(out_dir) -> TrainConfig:  # a run's out_dir
-    "The `TrainConfig` a run saved in its config.json (keys of other versions left out)"
-    saved = json.loads((Path(out_dir) / 'config.json').read_text())
-    return TrainConfig(**{f.name: saved[f.name] for f in fields(TrainConfig) if f.name in saved})
+    "The `TrainConfig` a run saved in its config.json (keys of other versions left out); DataError where it is damaged"
+    path = Path(out_dir) / 'config.json'
+    if not path.is_file(): raise MissingError(f'{path} is missing: pass the out_dir of a run `nanogpt train` wrote.')
+    try: saved = json.loads(path.read_bytes())
+    except (ValueError, RecursionError): saved = None  # not UTF-8 JSON, or a number of thousands of digits
+    known = [f for f in fields(TrainConfig) if isinstance(saved, dict) and f.name in saved]
+    wrong = [f.name for f in known if not (saved[f.name] is None and f.type.endswith('None')
+                                          or isinstance(saved[f.name], _KINDS[f.type.replace(' | None', '')]))]
+    if not isinstance(saved, dict) or wrong:
+        why = f"{', '.join(wrong)} of the wrong type" if wrong else 'not a JSON object'
+        raise DataError(f"{path} is not the config.json a run writes ({why}): the run's folder is damaged; "
+                        'restore the file from a copy of the run.')
+    return TrainConfig(**{f.name: saved[f.name] for f in known})
 
 
 def plot_log(out_dir,  # a run's out_dir (its config.json and log.jsonl)
