@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 from fastcore.basics import patch
 
-from .data import BPE_FILE, DATASETS, prepare, to_token_array, token_dtype
+from .data import BPE_FILE, DATASETS, dataset_folder, prepare, to_token_array, token_dtype
 from .errors import ConfigError, DataError, MissingError, os_error_message
 from .files import write_file_set
 from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta, tokenizer_id
@@ -161,16 +161,32 @@ def _hf_documents(source: str, text_field: str, digest) -> Iterator[str]:
 RECORD_SUFFIXES = ('.jsonl', '.json', '.parquet')  # files of documents, one per record
 
 
-def corpus_files(source) -> list[Path]:  # a file, a folder, or a glob such as 'shards/*.jsonl'
-    "The files of a corpus, sorted: the file itself, every visible file under a folder, or a glob's matches"
-    if glob.has_magic(str(source)):
-        files = [Path(p) for p in sorted(glob.glob(str(source), recursive=True)) if Path(p).is_file()]
+def _visible_files(root: Path,  # the folder the paths are under
+                   paths: Iterable[Path],  # what a walk below `root` found
+                  ) -> list[Path]:
+    "The files among `paths`, sorted: none hidden or behind a link to a folder below `root`, each real file once"
+    files, seen = [], set()
+    for path in sorted(paths):
+        inside = path.relative_to(root).parts
+        if any(part.startswith('.') for part in inside) or not path.is_file(): continue
+        if any(root.joinpath(*inside[:i]).is_symlink() for i in range(1, len(inside))): continue
+        if (real := os.path.realpath(path)) not in seen: seen.add(real); files.append(path)
+    return files
+
+
+def corpus_files(source) -> list[Path]:  # a file, a folder, or a glob such as 'shards/**/*.jsonl'
+    "The files of a corpus: the file itself, or the visible files under a folder or a glob, links to folders not followed"
+    parts = Path(str(source)).parts
+    if glob.has_magic(str(source)):  # pathlib's `**` does not descend into a link to a folder, as `rglob` does not
+        magic = next(i for i, part in enumerate(parts) if glob.has_magic(part))
+        root = Path(*parts[:magic]) if magic else Path('.')
+        pattern = str(Path(*parts[magic:], *(['*'] if parts[-1] == '**' else [])))  # '**' alone: its files too
+        files = _visible_files(root, root.glob(pattern))
         if not files: raise MissingError(f'{source} matches no file.')
         return files
     path = Path(source)
     if not path.is_dir(): return [path]
-    files = sorted(p for p in path.rglob('*') if p.is_file() and not any(part.startswith('.') for part in
-                                                                          p.relative_to(path).parts))
+    files = _visible_files(path, path.rglob('*'))
     if not files: raise MissingError(f'{path} holds no file to prepare.')
     return files
 
@@ -458,8 +474,8 @@ def prepare_corpus(source,  # a text file, a folder or glob of text/JSON Lines/P
                   ) -> Path:
     "Tokenize a corpus of any size into `data_dir/name/{train.bin,val.bin,meta.json}`, streaming, as one set"
     if not 0 < val_fraction < 1: raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
+    folder = dataset_folder(data_dir, default_name(source) if name is None else name)
     files = [] if is_hf_dataset(source) else corpus_files(source)
-    folder = Path(data_dir) / (name or default_name(source))
     folder.mkdir(parents=True, exist_ok=True)
     num_proc = num_proc or len(os.sched_getaffinity(0))
     start, copies = time.time(), spool_pipes(files, folder)
