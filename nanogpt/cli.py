@@ -24,7 +24,7 @@ default_preset, parse_train_args = config.default_preset, config.parse_train_arg
 
 # %% auto #0
 __all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'field_types', 'check_value', 'parse_value', 'read_config_file', 'default_preset',
-           'parse_train_args', 'build_parser', 'main']
+           'parse_train_args', 'SERVE_LIMITS', 'build_parser', 'main']
 
 # %% ../nbs/engine/06_cli.ipynb #a84d1e96
 def _add_prepare(sub):
@@ -260,7 +260,8 @@ def _add_serve(sub):
                        description='Serve the model of a run (or of --init_from): POST /v1/completions (streaming or not), '
                                    'GET /v1/models, GET /health, and a playground page at /. Binds 127.0.0.1 unless --host says '
                                    'otherwise. SIGTERM finishes the requests in flight and exits 0. Needs `pip install "nanogpt[serve]"`.')
-    p.add_argument('--out_dir', default=None, help='the run to serve (default: the one `nanogpt train` writes on this device)')
+    p.add_argument('--out_dir', default=None, help='the run to serve (default: the folder `nanogpt train` with no preset '
+                                                   'writes on this device)')
     p.add_argument('--init_from', default='resume', help="'resume' (the run in --out_dir), a GPT-2 name, or a folder (default: resume)")
     p.add_argument('--host', default='127.0.0.1', help='the address to bind; 0.0.0.0 opens it to the network (default: 127.0.0.1)')
     p.add_argument('--port', type=int, default=8000, help='the port (default: 8000)')
@@ -274,18 +275,32 @@ def _add_serve(sub):
     p.add_argument('--allow_host', action='append', default=[], help='a host name a key-less server also answers to, '
                    'beside localhost and --host (repeat it for several; * for any). Without a key, other Host and Origin '
                    'headers are refused, so that a web page cannot drive your server')
+    p.add_argument('--max_prompt', type=int, default=None,
+                   help='the longest prompt accepted, in characters (default: 100,000)')
+    p.add_argument('--max_connections', type=int, default=None,
+                   help='the most connections at once; one more is answered 503 (default: 1,000, fewer '
+                        'when the process may open fewer files)')
+    p.add_argument('--header_timeout', type=float, default=None,
+                   help="seconds a connection has to send a request's whole header (default: 10)")
     p.set_defaults(run=_run_serve)
+
+SERVE_LIMITS = ('max_prompt', 'max_connections', 'header_timeout')  # flags passed to `serve` only when given
 
 
 def _run_serve(args):
     from nanogpt.runtime import resolve_device
     from nanogpt.serve import serve
     if not 0 < args.port < 65536: raise ConfigError(f'--port must be in 1..65535, got {args.port}.')
-    for flag in ('max_tokens_limit', 'slots'):
-        if getattr(args, flag) < 1: raise ConfigError(f'--{flag} must be at least 1, got {getattr(args, flag)}.')
+    for flag in ('max_tokens_limit', 'slots', 'max_prompt', 'max_connections'):
+        value = getattr(args, flag)
+        if value is not None and value < 1: raise ConfigError(f'--{flag} must be at least 1, got {value}.')
+    timeout = args.header_timeout
+    if timeout is not None and not 0 < timeout < float('inf'):
+        raise ConfigError(f'--header_timeout must be a number of seconds above 0, got {timeout}.')
+    limits = {flag: getattr(args, flag) for flag in SERVE_LIMITS if getattr(args, flag) is not None}
     if args.api_key is not None and not args.api_key.strip(): raise ConfigError('--api_key is empty: pass a key, or leave it out.')
     return serve(_source(args), args.host, args.port, args.api_key, args.max_tokens_limit, args.slots, args.quantize,
-                 resolve_device(args.device), args.name, args.allow_host)
+                 resolve_device(args.device), args.name, args.allow_host, **limits)
 
 # %% ../nbs/engine/06_cli.ipynb #a82ff3e6
 def build_parser() -> argparse.ArgumentParser:
