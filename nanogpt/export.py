@@ -215,14 +215,16 @@ NO_INT8 = {'pt2': "torch.export cannot save PyTorch's int8 layers (their packed 
 
 
 def check_export_folder(path: Path,  # the folder to write
-                        format: str,  # one of FORMATS
+                        format: str,  # one of FORMATS, or the name of another export ('peft')
                         overwrite: bool = False,  # replace a previous export in `format`
+                        files: tuple | None = None,  # the files such an export holds, its model first (None: FORMATS')
                        ):
     "Refuse a folder unless it is absent or empty, or holds a previous export in `format` and `overwrite` says to replace it"
     if path.exists() and not path.is_dir(): raise ConfigError(f'{path} is a file: pass a folder to write the export into.')
     names = {p.name for p in path.iterdir()} if path.is_dir() else set()
     if not names: return
-    if FORMATS[format][0] not in names or not names <= {FORMATS[format][0], 'config.json', TOKENIZER_FILE}:
+    files = files or (FORMATS[format][0], 'config.json', TOKENIZER_FILE)
+    if files[0] not in names or not names <= set(files):
         shown = ', '.join(sorted(names)[:4]) + (', ...' if len(names) > 4 else '')
         raise ConfigError(f'{path} already holds other files ({shown}): export into a new or empty folder, so that nothing of '
                           'yours or of another export is replaced or mixed with this one.')

@@ -22,9 +22,9 @@ from .model import GPT
 from .train import SingleProcess, TrainConfig, train
 
 # %% auto #0
-__all__ = ['LORA_TARGETS', 'PEFT_PREFIX', 'LoRALinear', 'parse_targets', 'apply_lora', 'lora_layers', 'delta_weight',
-           'merge_lora', 'unmerge_lora', 'merge_and_unload', 'check_lora_config', 'lora_record', 'prepare_lora',
-           'train_lora', 'load_lora', 'save_peft_adapter', 'export_peft', 'load_peft_adapter']
+__all__ = ['LORA_TARGETS', 'PEFT_PREFIX', 'PEFT_FILES', 'LoRALinear', 'parse_targets', 'apply_lora', 'lora_layers',
+           'delta_weight', 'merge_lora', 'unmerge_lora', 'merge_and_unload', 'check_lora_config', 'lora_record',
+           'prepare_lora', 'train_lora', 'load_lora', 'save_peft_adapter', 'export_peft', 'load_peft_adapter']
 
 # %% ../nbs/13_lora.ipynb #8db2ba30
 class LoRALinear(nn.Linear):
@@ -222,12 +222,18 @@ def save_peft_adapter(model: nn.Module,  # a model with adapters (one rank and a
     return path
 
 
+PEFT_FILES = ('adapter_model.safetensors', 'adapter_config.json')  # what a peft adapter's folder holds
+
+
 def export_peft(source,  # the out_dir of a LoRA run
-                path,  # the folder to write
+                path,  # the folder to write: absent, empty, or a previous peft export with `overwrite`
+                overwrite: bool = False,  # replace a previous peft export at `path`
                ) -> Path:
     "`nanogpt export --format peft`: a LoRA run's adapters in peft's layout; returns the weights file"
+    from nanogpt.export import check_export_folder  # the rules every export follows
+    check_export_folder(Path(path), 'peft', overwrite, PEFT_FILES)
     model, record, _ = load_lora(source)
-    return save_peft_adapter(model, path, record['base']) / 'adapter_model.safetensors'
+    return save_peft_adapter(model, path, record['base']) / PEFT_FILES[0]
 
 # %% ../nbs/13_lora.ipynb #37fd95ff
 def load_peft_adapter(model: GPT,  # the base model the adapter was trained on (changed in place)
