@@ -5,13 +5,18 @@
 # %% ../nbs/engine/01_files.ipynb #3d7575a0
 from __future__ import annotations
 
+import ctypes
 import errno
+import glob
 import hashlib
 import importlib
 import os
 import random
+import re
 import secrets
+import shutil
 import stat
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -19,8 +24,9 @@ import torch
 from .errors import DataError, MissingError, os_error_message
 
 # %% auto #0
-__all__ = ['sha256_file', 'atomic_file', 'atomic_write_bytes', 'write_file_set', 'read_source', 'tensor_digest', 'rng_state',
-           'set_rng_state', 'require']
+__all__ = ['AT_FDCWD', 'RENAME_EXCHANGE', 'TEMPORARY', 'sha256_file', 'atomic_file', 'atomic_write_bytes', 'exchange',
+           'replace_folder', 'clean_leftovers', 'staged_folder', 'put_files', 'write_file_set', 'read_source',
+           'tensor_digest', 'rng_state', 'set_rng_state', 'require']
 
 # %% ../nbs/engine/01_files.ipynb #670684e5
 def sha256_file(path) -> str:
@@ -53,32 +59,119 @@ def atomic_write_bytes(path, data: bytes):
 
 
 # %% ../nbs/engine/01_files.ipynb #93ce0e7d
-def write_file_set(folder,  # the folder that holds the set
-                   files: dict,  # file name -> its bytes, or a Path written beside it; renamed in in this order
-                  ) -> Path:
-    "Replace `files` in `folder` as one set: all written to temporary names, then renamed in; any failure puts the old ones back"
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    tag = secrets.token_hex(4)
-    tmp = {name: folder / f'{name}.{tag}.tmp' for name in files}
-    old = {name: folder / f'{name}.{tag}.old' for name in files}
-    existed = {name: (folder / name).exists() for name in files}
+AT_FDCWD, RENAME_EXCHANGE = -100, 2  # renameat2's "the working folder" and "swap the two names" (Linux)
+TEMPORARY = re.compile(r'.*\.[0-9a-f]{8}\.(tmp|old|partial)(\.\w+)?|\..*\.[0-9a-f]{8}\.spool')  # our files mid-write
+
+
+def exchange(a, b) -> bool:
+    "Swap the names `a` and `b` in one step (Linux's renameat2 RENAME_EXCHANGE); False where the system cannot"
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), 'renameat2', None)
+    if renameat2 is None: return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0: return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP): return False  # a kernel or file system without it
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _remove(path: Path):
+    "Remove a folder with what it holds, or a file or link"
+    if path.is_dir() and not path.is_symlink(): shutil.rmtree(path)
+    else: path.unlink(missing_ok=True)
+
+
+def _aside(path: Path, kind: str) -> Path:
+    "A hidden name beside `path` that says whose it is: `.NAME.PID.TAG.KIND`"
+    return path.with_name(f'.{path.name}.{os.getpid()}.{secrets.token_hex(4)}.{kind}')
+
+
+def replace_folder(new,  # a finished folder beside `path` (on the same file system)
+                   path):  # where it goes: absent, an empty folder, or a folder to replace
+    "Put `new` at `path` in one step a crash cannot split; the folder it replaces is then removed"
+    new, path = Path(new), Path(path)
+    if not os.path.lexists(path) or (path.is_dir() and not path.is_symlink() and not any(path.iterdir())):
+        return os.replace(new, path)  # one rename, onto nothing or an empty folder
+    if exchange(new, path): return _remove(new)  # `new` now names the old folder
+    old = _aside(path, 'old')  # no exchange here: two renames, and `clean_leftovers` undoes a crash between them
+    os.rename(path, old)
+    try: os.rename(new, path)
+    except BaseException: os.rename(old, path); raise
+    _remove(old)
+
+# %% ../nbs/engine/01_files.ipynb #49fc3841
+def _alive(pid: str | None) -> bool:
+    "Whether the process `pid` still runs (None: a name from before names held their process)"
+    if pid is None: return False
+    try: os.kill(int(pid), 0)
+    except ProcessLookupError: return False
+    except PermissionError: pass  # another user's process
+    return True
+
+
+def clean_leftovers(path):  # a folder that `replace_folder` or `staged_folder` fills
+    "Undo what a killed writer left beside `path`: a folder set aside comes back if `path` is gone, the rest goes"
+    path = Path(path)
+    if not path.parent.is_dir(): return
+    pattern = re.compile(rf'\.{re.escape(path.name)}\.(?:(\d+)\.)?[0-9a-f]{{8}}\.(new|old|tmp)')
+    for entry in sorted(path.parent.glob(f'.{glob.escape(path.name)}.*')):
+        match = pattern.fullmatch(entry.name)
+        if not match or _alive(match[1]): continue  # not ours, or a writer still at work
+        if match[2] == 'old' and not os.path.lexists(path): os.rename(entry, path)
+        else: _remove(entry)
+
+
+def _carry(src: Path, dst: Path):
+    "`src` (a file, a link or a folder) at `dst` too, by hard links where the system allows, else a copy"
+    def link(a, b):
+        try: os.link(a, b, follow_symlinks=False)
+        except OSError: shutil.copy2(a, b, follow_symlinks=False)
+    if src.is_symlink(): os.symlink(os.readlink(src), dst)
+    elif src.is_dir(): shutil.copytree(src, dst, symlinks=True, copy_function=link)
+    else: link(src, dst)
+
+
+@contextmanager
+def staged_folder(path,  # the folder to create or replace
+                  drop: tuple | None = None,  # None: keep nothing of the old folder; else what of it not to keep
+                 ):
+    "A new hidden folder beside `path` to fill; when the block ends it replaces `path` in one step, if it raises it goes"
+    path = Path(path)
+    clean_leftovers(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = _aside(path, 'new')
+    staging.mkdir()
     try:
-        for name, data in files.items():
-            if isinstance(data, Path): os.replace(data, tmp[name])  # written already, e.g. streamed by prepare
-            else: tmp[name].write_bytes(data)  # mode: as the umask allows
-        for name in files:
-            if existed[name]: os.replace(folder / name, old[name])
-            os.replace(tmp[name], folder / name)
+        yield staging
+        if drop is not None and path.is_dir():  # the old folder's other files, e.g. the text a dataset came from
+            for entry in path.iterdir():
+                if not (entry.name in drop or TEMPORARY.fullmatch(entry.name) or os.path.lexists(staging / entry.name)):
+                    _carry(entry, staging / entry.name)
+        replace_folder(staging, path)
+    finally:
+        if os.path.lexists(staging): _remove(staging)
+
+# %% ../nbs/engine/01_files.ipynb #fa3de54d
+def put_files(folder,  # a folder being filled, e.g. by `staged_folder`
+              files: dict,  # file name -> its bytes, or a Path of a file written already, moved in
+             ):
+    "Write `files` into `folder`: bytes written, Paths renamed in (mode: as the umask allows)"
+    for name, data in files.items():
+        if isinstance(data, Path): os.replace(data, Path(folder) / name)
+        else: (Path(folder) / name).write_bytes(data)
+
+
+def write_file_set(folder,  # the folder that holds the set
+                   files: dict,  # file name -> its bytes, or a Path of a file written already, moved in
+                   drop: tuple = (),  # files of the old folder to remove with it (an older set's)
+                  ) -> Path:
+    "Replace `folder` by a copy holding `files`, swapped in whole by `staged_folder`; its other files stay"
+    try:
+        with staged_folder(folder, drop=tuple(files) + tuple(drop)) as staging: put_files(staging, files)
     except BaseException:
-        for name in files:  # the new file out, the old one back
-            if old[name].exists(): os.replace(old[name], folder / name)
-            elif not existed[name] and (folder / name).exists(): os.remove(folder / name)
-            if tmp[name].exists(): os.remove(tmp[name])
-            if isinstance(files[name], Path): files[name].unlink(missing_ok=True)  # a new file, never to be used
+        for data in files.values():
+            if isinstance(data, Path): data.unlink(missing_ok=True)  # a new file, never to be used
         raise
-    for path in old.values(): path.unlink(missing_ok=True)
-    return folder
+    return Path(folder)
 
 # %% ../nbs/engine/01_files.ipynb #a3a47a37
 def read_source(path,  # a file, or a pipe such as `<(cat FILE)`
