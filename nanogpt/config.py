@@ -43,9 +43,12 @@ def field_types() -> dict:
 
 
 def _example(key: str):
-    "A value of setting `key` for a message: its default, or where that is None, a from-scratch run's"
-    value = getattr(TrainOptions() if key in TrainOptions.__dataclass_fields__ else TrainConfig(), key)
-    if value is None: value = SCRATCH_SHAPE.get(key, {int: 1, float: 1.0, bool: True, str: 'a'}[field_types()[key][0]])
+    "A value of setting `key` for a message: its default, or if None, a from-scratch run's"
+    owner = TrainOptions() if key in TrainOptions.__dataclass_fields__ else TrainConfig()
+    value = getattr(owner, key)
+    if value is None:
+        fallback = {int: 1, float: 1.0, bool: True, str: 'a'}[field_types()[key][0]]
+        value = SCRATCH_SHAPE.get(key, fallback)
     return value
 
 
@@ -62,7 +65,8 @@ def check_value(key: str,  # a TrainConfig field name
         if abs(value) > 1e300: raise ConfigError(f'{key} is too large to be a number (more than 300 digits).')
         return float(value)
     if want is int and type(value) is int and abs(value) >= 2**63:
-        raise ConfigError(f'{key} is too large ({len(str(abs(value))):,} digits): a setting is at most 2**63 - 1.')
+        digits = len(str(abs(value)))
+        raise ConfigError(f'{key} is too large ({digits:,} digits): at most 2**63-1.')
     if type(value) is not want:
         raise ConfigError(f'{key} must be {TYPE_NAMES[want]}{" or None" if nullable else ""} (e.g. {_example(key)!r}), got {value!r}.')
     return value
@@ -91,8 +95,8 @@ def read_config_file(path,  # a .json file, or a Python file of `key = value` li
     if path.suffix.lower() == '.json':
         try: settings = json.loads(text)
         except json.JSONDecodeError as e: raise ConfigError(f'{path} is not valid JSON: {e}.') from None
-        except (ValueError, RecursionError):  # a number of more than 4,300 digits, or arrays nested thousands deep
-            raise ConfigError(f'{path} holds a number too long or values nested too deep to be settings.') from None
+        except (ValueError, RecursionError):  # over 4,300 digits, or nested thousands deep
+            raise ConfigError(f'{path} holds a number too long or lists nested too deep.') from None
         if not isinstance(settings, dict): raise ConfigError(f'{path} must hold a JSON object of settings.')
     else:
         try: tree = ast.parse(text, filename=str(path))
@@ -120,10 +124,11 @@ def resumed_settings(out_dir) -> dict:  # the run to resume
     saved = Path(out_dir) / 'config.json'
     if not saved.is_file(): return {}  # nothing to resume: the checkpoint's own error says so
     try: config = json.loads(saved.read_text(encoding='utf-8'))
-    except (ValueError, RecursionError): config = None  # not JSON, not UTF-8, a number of thousands of digits
+    except (ValueError, RecursionError): config = None  # not UTF-8 JSON, or huge numbers
     if not isinstance(config, dict):
-        raise ConfigError(f'{saved} is not the config.json a run writes (damaged?): to resume, pass the settings the run had as '
-                          '--key=value flags after a preset, e.g. `nanogpt train modern --init_from=resume`, or fix the file.')
+        raise ConfigError(f'{saved} is not the config.json a run writes (damaged?): to resume, '
+                          'name a preset and pass the settings the run had as --key=value flags, '
+                          'e.g. `nanogpt train modern --init_from=resume`, or fix the file.')
     kept = ('learning_rate', 'min_lr', 'muon_lr', 'warmup_iters', 'batch_size')  # a time budget may have chosen them
     return {'optimizer': config.get('optimizer', 'adamw'), **{k: config[k] for k in kept if k in config}}
 

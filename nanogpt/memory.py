@@ -308,25 +308,28 @@ def dry_run(cfg,  # a TrainConfig
     print(memory_report(estimate, available))
 
 
-CPU_MARGIN = 2.0  # a CPU run is refused when it needs this many times the memory available (swap, estimates)
+CPU_MARGIN = 2.0  # a CPU run is refused when it needs this many times the memory available
 
 
 def check_memory(cfg,  # a TrainConfig
                  device: str,  # a resolved device
                 ):
-    "Refuse a run that will not fit, naming settings that would: on a GPU its free memory, on the CPU CPU_MARGIN x what is available"
+    "Refuse a run that will not fit (a GPU's free memory, CPU_MARGIN x a CPU's), naming what would"
     gpu = device.startswith('cuda')
-    if not (gpu or device == 'cpu') or cfg.fsdp or cfg.lora_rank: return  # sharded, mostly frozen: not what it estimates
+    if not (gpu or device == 'cpu') or cfg.fsdp or cfg.lora_rank: return  # sharded, frozen
     try: config, dtype, estimate = run_memory_estimate(cfg, device)
-    except Exception: return  # a checkpoint it cannot read: the run's own checks say what is wrong with it
+    except Exception: return  # a checkpoint it cannot read: the run's own checks say what is wrong
     available = available_memory(device)
     if available is None: return
-    if fits(estimate, available) if gpu else estimate['total_bytes'] <= CPU_MARGIN * available: return
+    if gpu and fits(estimate, available): return
+    if not gpu and estimate['total_bytes'] <= CPU_MARGIN * available: return
     settings = fitting_settings(config, cfg.batch_size, cfg.gradient_accumulation_steps, dtype, device, available, cfg.optimizer)
     now = dict(batch_size=cfg.batch_size, gradient_accumulation_steps=cfg.gradient_accumulation_steps, dtype=dtype,
                gradient_checkpointing=config.gradient_checkpointing)
     fix = ('a smaller model, or several GPUs with --fsdp=True (lesson 09)' if settings is None else
            ' '.join(f'--{k}={v}' for k, v in settings.items() if v != now[k]))
-    raise ConfigError(f"This run needs about {human(estimate['total_bytes'])} of {'GPU ' * gpu}memory at its peak, but {device} "
-                      f'has {human(available)} free (a run plans for {HEADROOM:.0%} of it): try {fix}, or pass --skip_memory_check=True '
-                      'to start it anyway. --dry_run=True prints the estimate by component.')
+    needed = human(estimate['total_bytes'])
+    raise ConfigError(f"This run needs about {needed} of {'GPU ' * gpu}memory at its peak, but "
+                      f'{device} has {human(available)} free (a run plans for {HEADROOM:.0%}): '
+                      f'try {fix}, or pass --skip_memory_check=True to start it anyway. '
+                      '--dry_run=True prints the estimate by component.')

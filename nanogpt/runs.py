@@ -122,13 +122,15 @@ def check_config(cfg):  # the settings to check, a TrainConfig
                           'pass the folder that holds it as --data_dir.')
 
 # %% ../nbs/engine/10_runs.ipynb #574df0e8
-def _plottable(record: dict, *keys: str) -> bool:  # a log line that holds an iteration and these numbers (None: not finite)
-    return isinstance(record.get('iter'), int) and all(isinstance(record.get(k, ''), (int, float, type(None))) for k in keys)
+def _plottable(record: dict, *keys: str) -> bool:  # a line with an iteration and these numbers
+    numbers = (int, float, type(None))  # None: a loss that was not finite
+    return isinstance(record.get('iter'), int) and all(isinstance(record.get(k, ''), numbers)
+                                                       for k in keys)
 
 
 def read_log(out_dir,  # a run's out_dir
             ) -> tuple[list, list]:
-    "The training and evaluation lines of `out_dir/log.jsonl`; a last line a crash cut short is left out, other damage refused"
+    "The training and evaluation lines of `out_dir/log.jsonl`; a last line cut short left out"
     path = Path(out_dir) / 'log.jsonl'
     lines, records = path.read_bytes().split(b'\n'), []
     for number, line in enumerate(lines, 1):
@@ -136,11 +138,11 @@ def read_log(out_dir,  # a run's out_dir
         try: record = json.loads(line)  # bytes: UTF-8 or refused
         except (ValueError, RecursionError) as e:
             if number == len(lines): continue  # no newline after it: the write a crash cut short
-            raise DataError(f'{path} line {number} is not a line of JSON ({describe(e, 60)}): the log is damaged; delete '
-                            'that line to read the rest.') from None
+            raise DataError(f'{path} line {number} is not a line of JSON ({describe(e, 60)}): the '
+                            'log is damaged; delete that line to read the rest.') from None
         if not isinstance(record, dict):
-            raise DataError(f'{path} line {number} is not a JSON object, as every line a run writes is: delete that line '
-                            'to read the rest.')
+            raise DataError(f'{path} line {number} is not a JSON object, as every line a run '
+                            'writes is: delete that line to read the rest.')
         records.append(record)
     return ([r for r in records if 'lr' in r and _plottable(r, 'train_loss', 'lr')],
             [r for r in records if 'val_loss' in r and _plottable(r, 'train_loss', 'val_loss')])
@@ -227,8 +229,9 @@ def start_model(cfg,  # the run's settings, a TrainConfig
     elif cfg.init_from == 'resume':
         path = Path(cfg.out_dir) / 'ckpt.pt'
         if not path.exists() and (Path(cfg.out_dir) / 'config.json').exists():
-            raise MissingError(f'{cfg.out_dir} holds a run stopped before its first checkpoint: there is nothing to resume. '
-                               'Start it again without --init_from=resume (the folder is reused).')
+            raise MissingError(f'{cfg.out_dir} holds a run stopped before its first checkpoint: '
+                               'there is nothing to resume. Start it again without '
+                               '--init_from=resume (the folder is reused).')
         checkpoint = load_checkpoint(path, device)
         check_fits(checkpoint['model_args'], checkpoint['tokenizer'], cfg, meta, path)
         check_resume(checkpoint, cfg, meta, path)
@@ -255,27 +258,31 @@ def measured_cpu_dtype(model: nn.Module,  # the model as it will train, before t
 
 # %% ../nbs/engine/10_runs.ipynb #4afe4e9a
 def open_in_run(path,  # a file in a run's out_dir: .lock, log.jsonl
-                flags: int,  # os.O_RDWR, or os.O_WRONLY | os.O_APPEND; the file is created if missing
+                flags: int,  # os.O_RDWR, or os.O_WRONLY | os.O_APPEND; created if missing
                ) -> int:
-    "A descriptor of `path`, refused with ConfigError where writing it could change a file outside the folder: a link, a device"
-    flags |= os.O_CREAT | os.O_NONBLOCK | getattr(os, 'O_NOFOLLOW', 0)  # a FIFO answers at once instead of waiting for a reader
+    "A descriptor of `path`; ConfigError where writing it could change another file (links, pipes)"
+    flags |= os.O_CREAT | os.O_NONBLOCK | getattr(os, 'O_NOFOLLOW', 0)  # a FIFO: no wait
+    refused = {errno.ELOOP: 'a symbolic link', errno.EMLINK: 'a symbolic link',  # EMLINK: FreeBSD's
+               errno.ENXIO: 'a pipe', errno.EISDIR: 'a folder'}
     try: fd = os.open(path, flags, 0o666)
     except OSError as e:
-        if e.errno not in (errno.ELOOP, errno.EMLINK, errno.ENXIO, errno.EISDIR): raise
-        fd, what = None, 'a folder' if e.errno == errno.EISDIR else 'a symbolic link' if e.errno != errno.ENXIO else 'a pipe'
+        if e.errno not in refused: raise
+        fd, what = None, refused[e.errno]
     if fd is not None:
-        mode, links = os.fstat(fd)[stat.ST_MODE], os.fstat(fd).st_nlink
-        if stat.S_ISREG(mode) and links == 1: return fd
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and info.st_nlink == 1: return fd
         os.close(fd)
-        what = 'a hard link to another file' if stat.S_ISREG(mode) else 'a pipe' if stat.S_ISFIFO(mode) else 'not a regular file'
-    raise ConfigError(f'{path} is {what}: a run writes only files of its own in its out_dir, never through one. Remove it, '
-                      'or choose another --out_dir.')
+        what = ('a hard link to another file' if stat.S_ISREG(info.st_mode) else
+                'a pipe' if stat.S_ISFIFO(info.st_mode) else 'not a regular file')
+    raise ConfigError(f'{path} is {what}: a run writes only files of its own in its out_dir, '
+                      'never through one. Remove it, or choose another --out_dir.')
 
 
 def append_line(path,  # a file in a run's out_dir: log.jsonl
                 line: str):  # one line, without its newline
     "Append `line` to `path` (`open_in_run`: never through a link)"
-    with os.fdopen(open_in_run(path, os.O_WRONLY | os.O_APPEND), 'a', encoding='utf-8') as f: f.write(line + '\n')
+    with os.fdopen(open_in_run(path, os.O_WRONLY | os.O_APPEND), 'a', encoding='utf-8') as f:
+        f.write(line + '\n')
 
 # %% ../nbs/engine/10_runs.ipynb #d2bdca52
 class RunLock:
@@ -290,7 +297,7 @@ class RunLock:
         except ImportError: return self  # Windows: no flock, no lock
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while self.file is None:
-            file = os.fdopen(open_in_run(self.path, os.O_RDWR), 'r+')  # never through a planted link
+            file = os.fdopen(open_in_run(self.path, os.O_RDWR), 'r+')  # never through a link
             try: fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 file.seek(0)
@@ -322,13 +329,13 @@ RUN_FILES = ('ckpt.pt', 'best.pt', 'log.jsonl', 'eval.json')  # what a run leave
 
 def claim_out_dir(cfg,  # the run's settings, a TrainConfig
                  ) -> RunLock | None:
-    "Lock out_dir for this run (None for eval_only, which writes nothing); refuse a file, and a new run where a run saved a checkpoint unless `overwrite`"
+    "Lock out_dir for this run (None for eval_only); refuse a file, or a run's checkpoints"
     out = Path(cfg.out_dir)
     if out.exists() and not out.is_dir(): raise ConfigError(f'out_dir={cfg.out_dir} is a file: pass a folder for the run.')
     if cfg.eval_only: return None
     lock = RunLock(out).acquire()  # also finds an out_dir that cannot be written, before anything is built
     found = [name for name in RUN_FILES if (out / name).exists()]
-    saved = {'ckpt.pt', 'best.pt'} & set(found)  # a run stopped before its first checkpoint saved nothing: the folder is reused
+    saved = {'ckpt.pt', 'best.pt'} & set(found)  # none: a run stopped before saving; reused
     if saved and not (cfg.init_from == 'resume' or cfg.overwrite):
         lock.release()
         raise ConfigError(f"out_dir={cfg.out_dir} already holds a run ({', '.join(found)}): continue it with --init_from=resume, "
@@ -394,10 +401,12 @@ def reconcile_log(out_dir,  # a run's out_dir
     for line in path.read_bytes().splitlines():
         if not line.strip(): continue
         try: record = json.loads(line)
-        except (ValueError, RecursionError): dropped += 1; continue  # torn by a crash or a full disk, or not UTF-8 JSON
+        except (ValueError, RecursionError): dropped += 1; continue  # torn, not UTF-8 JSON
         step = record.get('iter', 0) if isinstance(record, dict) else None
-        if isinstance(step, int) and (step < iter_num or (step == iter_num and 'lr' not in record)): kept.append(line)
-        else: dropped += 1  # written after the checkpoint (the resumed run writes it again), or not a line of ours
+        after = step == iter_num and 'lr' in record or isinstance(step, int) and step > iter_num
+        covered = isinstance(step, int) and not after
+        if covered: kept.append(line)
+        else: dropped += 1  # written after the checkpoint (the run writes it again), or not ours
     if dropped: atomic_write_bytes(path, b''.join(line + b'\n' for line in kept))
     return dropped
 
@@ -406,13 +415,14 @@ def reconcile_log(out_dir,  # a run's out_dir
 def start_files(run):  # a Run, on its main process
     "Prepare out_dir (under the run's lock): clear an old run when `overwrite` says so, drop what a killed save or run left, write config.json"
     run.out_dir.mkdir(parents=True, exist_ok=True)
-    if run.cfg.init_from != 'resume':  # `overwrite`, or a run before it that saved no checkpoint (`claim_out_dir`)
+    if run.cfg.init_from != 'resume':  # `overwrite`, or a run that saved nothing (`claim_out_dir`)
         cleared = [name for name in RUN_FILES if os.path.lexists(run.out_dir / name)]
         for name in cleared: (run.out_dir / name).unlink()
         if cleared and not run.cfg.overwrite:
-            run.say(f"{run.out_dir} held a run stopped before its first checkpoint ({', '.join(cleared)}): a new run starts there")
+            run.say(f"{run.out_dir} held a run stopped before its first checkpoint "
+                    f"({', '.join(cleared)}): a new run starts there")
     log = run.out_dir / 'log.jsonl'
-    if os.path.lexists(log): os.close(open_in_run(log, os.O_WRONLY | os.O_APPEND))  # one it could not append to: refused now
+    if os.path.lexists(log): os.close(open_in_run(log, os.O_WRONLY | os.O_APPEND))  # refused now
     leftovers = [p for name in (*RUN_FILES, 'config.json') for p in run.out_dir.glob(f'{name}.*.tmp*')]  # a save killed midway
     for path in leftovers: path.unlink()
     if leftovers: run.say(f'removed {len(leftovers)} temporary file(s) that a save cut short left in {run.out_dir}')
@@ -448,8 +458,8 @@ def saved_iteration(out_dir,  # a run's out_dir
 
 
 # %% ../nbs/engine/10_runs.ipynb #a3467f46
-EVAL_BATCH_COST = 0.5  # an evaluation batch's time in training micro-steps (a forward pass, about a third of a step), rounded up
-CLOSING_COST = 1.0  # the closing evaluation's time per token it reads, in a training step's time per token (a float32 forward pass)
+EVAL_BATCH_COST = 0.5  # an evaluation batch's time in micro-steps (a forward: a third, rounded up)
+CLOSING_COST = 1.0  # the closing evaluation's time per token, in a step's time per token
 
 
 class Budget:
@@ -458,9 +468,9 @@ class Budget:
                  used: float = 0.0,  # seconds spent before this process began (a resumed run)
                  decay_start: float | None = None,  # seconds used when warmup ended (None: not yet)
                  step_seconds: float = 0.0,  # one step's time, as measured lately
-                 eval_seconds: float = 0.0,  # one evaluation's time with its save, as measured after a step (0: not yet)
-                 reserve: float = 0.0,  # the work after the run (a closing evaluation), in steps' worth of time
-                 eval_steps: float = 0.0,  # an evaluation's time in steps, the estimate until one is measured
+                 eval_seconds: float = 0.0,  # an evaluation's time with its save (0: not measured)
+                 reserve: float = 0.0,  # the work after the run (closing evaluation), in steps
+                 eval_steps: float = 0.0,  # an evaluation's time in steps, until one is measured
                 ):
         self.seconds, self.used_before, self.decay_start, self.reserve = seconds, used, decay_start, reserve
         self.step_seconds, self.eval_seconds, self.started = step_seconds, eval_seconds, time.perf_counter()
@@ -472,7 +482,8 @@ class Budget:
     def state(self) -> dict: return dict(used=self.used, decay_start=self.decay_start, step_seconds=self.step_seconds,
                                          eval_seconds=self.eval_seconds)  # what a checkpoint keeps of the clock
 
-    def eval_estimate(self) -> float: return self.eval_seconds or self.eval_steps * self.step_seconds  # one evaluation's seconds
+    def eval_estimate(self) -> float:  # one evaluation's seconds
+        return self.eval_seconds or self.eval_steps * self.step_seconds
 
     def progress(self) -> float:
         "How far the cosine has come (0 -> 1): the share used of the time between warmup's end and the closing evaluation"
@@ -481,31 +492,33 @@ class Budget:
         return (self.used - self.decay_start) / max(end - self.decay_start, 1e-9)
 
     def stepped(self, seconds: float):  # the time the last step took
-        "Record a step's time: a moving average, recent steps weighing most; a process's first step warms up (no measure)"
+        "Record a step's time: a moving average; a process's first step warms up (no measure)"
         self.steps_here += 1
         if self.steps_here == 1: return
         self.step_seconds = seconds if not self.step_seconds else 0.8 * self.step_seconds + 0.2 * seconds
 
     def evaluated(self, seconds: float):  # the time the last evaluation and its save took
-        "Record an evaluation's time, never below the latest, a slow one forgotten by halves; one before this process's second step is a warm-up (its time is used, not a measure)"
-        if self.steps_here < 2: return
+        "Record an evaluation's time: never below the latest, a slow one forgotten by halves"
+        if self.steps_here < 2: return  # a warm-up: its time is used, not a measure
         self.eval_seconds = seconds if not self.eval_seconds else max(seconds, (self.eval_seconds + seconds) / 2)
 
     def room_for(self, evaluates: bool,  # whether the next step ends with an evaluation
                 ) -> bool:
-        "Whether the next step (with its evaluation), the run's last evaluation and the reserve fit in what is left"
-        return self.used + (1 + self.reserve) * self.step_seconds + (1 + evaluates) * self.eval_estimate() <= self.seconds
+        "Whether the next step (and evaluation), the last evaluation and the reserve fit"
+        steps = (1 + self.reserve) * self.step_seconds
+        return self.used + steps + (1 + evaluates) * self.eval_estimate() <= self.seconds
 
 
 def run_budget(cfg,  # the run's settings, a TrainConfig
                checkpoint: dict | None = None,  # the ckpt.pt it resumes, whose clock it continues
               ) -> Budget | None:
-    "The clock of a run with a `time_budget` (None without one): its closing evaluation reserved, its evaluations estimated"
+    "The clock of a run with a `time_budget` (None without one), the closing evaluation reserved"
     if not cfg.time_budget: return None
-    step_tokens = cfg.gradient_accumulation_steps * cfg.batch_size * cfg.block_size
-    eval_steps = 2 * cfg.eval_iters * EVAL_BATCH_COST / cfg.gradient_accumulation_steps  # both splits
-    return Budget(cfg.time_budget, reserve=cfg.reserve_tokens * CLOSING_COST / step_tokens, eval_steps=eval_steps,
-                  **(checkpoint or {}).get('budget', {}))
+    accumulation = cfg.gradient_accumulation_steps
+    reserve = cfg.reserve_tokens * CLOSING_COST / (accumulation * cfg.batch_size * cfg.block_size)
+    eval_steps = 2 * cfg.eval_iters * EVAL_BATCH_COST / accumulation  # both splits
+    clock = (checkpoint or {}).get('budget', {})
+    return Budget(cfg.time_budget, reserve=reserve, eval_steps=eval_steps, **clock)
 
 
 # %% ../nbs/engine/10_runs.ipynb #af90e953

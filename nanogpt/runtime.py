@@ -53,7 +53,8 @@ def resolve_device(device: str = 'auto',  # 'auto', 'cpu', 'cuda', 'cuda:N' or '
     if kind not in ('cpu', 'cuda', 'mps') or parsed is None:
         raise ConfigError(f'Unknown device {device!r}: use auto, cpu, cuda, cuda:N or mps.')
     if kind == 'cuda' and parsed.index is not None and parsed.index >= torch.cuda.device_count():
-        raise ConfigError(f'device={device!r} but this machine has {torch.cuda.device_count()} CUDA device(s), numbered from 0.')
+        count = torch.cuda.device_count()
+        raise ConfigError(f'device={device!r} but this machine has {count} CUDA device(s), from 0.')
     return device
 
 
@@ -205,7 +206,7 @@ def measured_cpu_flops(size: int = 1024,  # the matrices are size x size
                        seconds: float = 0.3,  # time spent measuring
                       ) -> float:
     "FLOP/s of a float32 matrix product on this CPU with its current threads: the best single product now, or the best an earlier run measured here (cached)"
-    generator = torch.Generator().manual_seed(0)  # its own: a run's random state (dropout, resume) stays as it is
+    generator = torch.Generator().manual_seed(0)  # its own: a run's random state stays as it is
     a, b = (torch.randn(size, size, generator=generator) for _ in range(2))
     a @ b
     best, start = 0.0, time.perf_counter()

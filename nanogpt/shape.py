@@ -62,9 +62,10 @@ def _precisions(device: str) -> list:
 
 
 def _throughput_key(shape: dict, device: str, vocab_size: int, layout: dict | None) -> dict:
-    return {'use': 'throughput', 'machine': runtime.machine_key(), 'device': device, 'vocab_size': vocab_size,
-            'shape': {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')},
-            **({'layout': layout} if layout else {})}  # GPT-2's layout keeps the key it always had
+    sizes = {k: shape[k] for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')}
+    key = {'use': 'throughput', 'machine': runtime.machine_key(), 'device': device}
+    return {**key, 'vocab_size': vocab_size, 'shape': sizes,
+            **({'layout': layout} if layout else {})}  # GPT-2's layout: the key it always had
 
 
 def cached_throughput(shape: dict,  # `shape_config`'s overrides, or a run's
@@ -72,7 +73,7 @@ def cached_throughput(shape: dict,  # `shape_config`'s overrides, or a run's
                       vocab_size: int = 65,  # the tokenizer's
                       layout: dict | None = None,  # as for `shape_throughput`
                      ) -> float | None:
-    "`shape_throughput`'s training tokens per second if this machine measured them already, else None (nothing is measured)"
+    "`shape_throughput`'s tokens per second if measured here already, else None (measuring nothing)"
     entry = runtime.cached(_throughput_key(shape, device, vocab_size, layout))
     speed = entry.get('tokens_per_sec') if entry is not None else None
     return speed if isinstance(speed, (int, float)) and speed > 0 else None
@@ -107,7 +108,8 @@ def shape_throughput(shape: dict,  # `shape_config`'s overrides
     dtype = 'float32'
     if 'bfloat16' in ms: dtype = runtime.faster_dtype(ms)  # the one the run will train in (the machine notebook's rule)
     tokens_per_sec = shape['batch_size'] * shape['block_size'] * 1000 / ms[dtype]
-    runtime.remember(_throughput_key(shape, device, vocab_size, layout), {'tokens_per_sec': tokens_per_sec})
+    key = _throughput_key(shape, device, vocab_size, layout)
+    runtime.remember(key, {'tokens_per_sec': tokens_per_sec})
     return tokens_per_sec
 
 # %% ../nbs/engine/04_speed.ipynb #589643b8
@@ -143,31 +145,36 @@ def short_run_settings(shape: dict,  # `shape_config`'s overrides
 
 # %% ../nbs/engine/04_speed.ipynb #ced0d25d
 LAYOUT_KEYS = (*MODERN_SWITCHES, 'logit_softcap')  # the model's layout options (lesson 14), as `layout_changes` reads them
-EVAL_SHARE = 0.1  # of the steps a budget buys, the most its evaluations may take (at the start, every eval_interval, at the end)
-MIN_STEPS = 20  # a budget that leaves fewer steps than this beside its evaluations is refused before it starts
+EVAL_SHARE = 0.1  # of the steps a budget buys, the most its evaluations may take
+MIN_STEPS = 20  # a budget that leaves fewer steps than this is refused before it starts
 
 
-def plan_evaluations(cfg,  # a TrainConfig: time_budget (as asked), reserve_tokens, eval_interval, eval_iters
+def plan_evaluations(cfg,  # a TrainConfig: time_budget (as asked), reserve_tokens, eval_*
                      seconds: float,  # the seconds of the budget left when the run starts
                      tokens_per_sec: float,  # its shape's measured training speed on this machine
-                     explicit: set = frozenset(),  # the keys the user set as flags: eval_iters among them stays
+                     explicit: set = frozenset(),  # the keys set as flags: eval_iters stays if set
                     ) -> dict:
-    "{'eval_iters': ...}: a budget's evaluations take at most EVAL_SHARE of its steps; ConfigError where it could hardly train"
-    step = cfg.gradient_accumulation_steps * cfg.batch_size * cfg.block_size / tokens_per_sec  # seconds
+    "{'eval_iters': ...}: evaluations take at most EVAL_SHARE of the steps; ConfigError if too few"
+    accumulation = cfg.gradient_accumulation_steps
+    step = accumulation * cfg.batch_size * cfg.block_size / tokens_per_sec  # seconds
     closing = cfg.reserve_tokens * CLOSING_COST / tokens_per_sec  # seconds, after the run
     steps = max(seconds - closing, 0.0) / step  # what the budget buys without evaluations
     evaluations = 2 + steps // cfg.eval_interval  # at 0, every eval_interval, at the end
-    per_batch = 2 * EVAL_BATCH_COST / cfg.gradient_accumulation_steps  # steps' worth of one eval_iter (both splits)
+    per_batch = 2 * EVAL_BATCH_COST / accumulation  # steps' worth of one eval_iter (both splits)
     eval_iters = cfg.eval_iters
-    if 'eval_iters' not in explicit: eval_iters = max(1, min(eval_iters, int(EVAL_SHARE * steps / (evaluations * per_batch))))
+    if 'eval_iters' not in explicit:
+        eval_iters = max(1, min(eval_iters, int(EVAL_SHARE * steps / (evaluations * per_batch))))
     evaluating = evaluations * eval_iters * per_batch * step  # seconds
     left = (seconds - closing - evaluating) / step  # steps
     if left < MIN_STEPS:
-        enough = math.ceil((cfg.time_budget - seconds + closing + evaluating + MIN_STEPS * step) / 5) * 5
-        raise ConfigError(f'--time_budget={cfg.time_budget:g} leaves {max(seconds, 0):.0f} s once the run starts, and on '
-                          f'this machine a step takes about {step:.2g} s, the evaluations {evaluating:.2g} s and the '
-                          f'closing evaluation {closing:.0f} s: time for {max(left, 0):.0f} steps. Pass '
-                          f'--time_budget={enough} or more{", or --closing_eval=False" if closing else ""}.')
+        needed = cfg.time_budget - seconds + closing + evaluating + MIN_STEPS * step
+        enough = math.ceil(needed / 5) * 5
+        raise ConfigError(f'--time_budget={cfg.time_budget:g} leaves {max(seconds, 0):.0f} s once '
+                          f'the run starts, and on this machine a step takes about {step:.2g} s, '
+                          f'the evaluations {evaluating:.2g} s and the closing evaluation '
+                          f'{closing:.0f} s: '
+                          f'time for {max(left, 0):.0f} steps. Pass --time_budget={enough} or more'
+                          f'{", or --closing_eval=False" if closing else ""}.')
     return {'eval_iters': eval_iters}
 
 
@@ -180,9 +187,10 @@ def fit_budget(cfg,  # a TrainConfig with a time_budget
                say=print,  # where to say which shape was picked
                closing_eval: bool = True,  # whether the full validation split is scored after the run: its time is reserved
               ):
-    "A time-budget run: the shape `budget_shape` picks unless one was asked for, evaluations that fit, the time left, the closing evaluation reserved"
+    "A time-budget run: `budget_shape`'s shape unless one was asked for, the time left, evaluations"
     meta = load_meta(dataset_dir)
-    layout = {k: getattr(cfg, k) for k in LAYOUT_KEYS if getattr(cfg, k) not in (None, getattr(GPTConfig, k))}
+    layout = {k: getattr(cfg, k) for k in LAYOUT_KEYS
+              if getattr(cfg, k) not in (None, getattr(GPTConfig, k))}
     if cfg.optimizer != 'adamw': layout['optimizer'] = cfg.optimizer
     if cfg.init_from == 'scratch' and not named and not explicit & {'n_layer', 'n_head', 'n_embd', 'block_size'}:
         measure = functools.partial(shape_throughput, layout=layout)  # the speed of the model and optimizer this run trains
@@ -192,15 +200,18 @@ def fit_budget(cfg,  # a TrainConfig with a time_budget
         cfg = replace(cfg, **chosen)
         say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, measured: {cfg.n_layer} layers of {cfg.n_embd} channels "
             f"(the speed notebook's rule; pass --n_layer, --n_embd, ... to choose)", flush=True)
-    if closing_eval: cfg = replace(cfg, reserve_tokens=cfg.reserve_tokens or 2 * meta['tokens']['val'])  # eval.json's windows
-    else: cfg = replace(cfg, reserve_tokens=0)  # no closing evaluation: the budget trains to its end
+    reserve_tokens = cfg.reserve_tokens or 2 * meta['tokens']['val']  # eval.json's windows
+    cfg = replace(cfg, reserve_tokens=reserve_tokens if closing_eval else 0)  # 0: trains to its end
     left = cfg.time_budget - (time.monotonic() - started)  # the budget counts from the command's start
-    shape = {k: getattr(cfg, k) for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')}
-    speed = cached_throughput(shape, device, meta['vocab_size'], layout) if None not in shape.values() else None
-    if cfg.init_from == 'scratch' and speed:  # measured already (the shape just picked is): its evaluations planned to fit
+    shape = {k: getattr(cfg, k)
+             for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')}
+    known = cfg.init_from == 'scratch' and None not in shape.values()
+    speed = cached_throughput(shape, device, meta['vocab_size'], layout) if known else None
+    if speed:  # measured already (the shape just picked is): its evaluations planned to fit
         planned = plan_evaluations(cfg, left, speed, explicit)
         if planned['eval_iters'] != cfg.eval_iters:
-            say(f"evaluations of {planned['eval_iters']} batches per split (--eval_iters), so that they fit the budget", flush=True)
+            say(f"evaluations of {planned['eval_iters']} batches per split (--eval_iters), to fit",
+                flush=True)
         cfg = replace(cfg, **planned)
     return replace(cfg, time_budget=max(left, 1.0))
 

@@ -394,7 +394,7 @@ def progress_bar(run: Run):  # the run about to train
 
 # %% ../nbs/06_training.ipynb #ea8e701c
 def train_loop(run: Run,  # a run from `setup`
-               stop: StopRequest | None = None,  # the signals seen since the run began (None: from now on)
+               stop: StopRequest | None = None,  # signals seen since the run began (None: from now)
               ) -> dict:
     "Step, log, evaluate and save until the cadence says stop; the run's figures and its model"
     cfg, cadence = run.cfg, Cadence(run.cfg, run.budget, run.parallel)
@@ -403,7 +403,8 @@ def train_loop(run: Run,  # a run from `setup`
         return {'stopped': 'eval_only', 'eval': evaluate(run), 'iter_num': run.iter_num,
                 'model': run.model}
     with StopRequest() if stop is None else nullcontext(stop) as stop:
-        if run.iter_num == 0 and run.saved_iter is None and not stop.requested: evaluate_and_save(run, cadence)  # once
+        if run.iter_num == 0 and run.saved_iter is None and not stop.requested:
+            evaluate_and_save(run, cadence)  # once
         losses, bar = [], progress_bar(run)
         run.model.train()
         while (stopped := cadence.stop_reason(run.iter_num, stop)) is None:
@@ -427,15 +428,17 @@ def train_loop(run: Run,  # a run from `setup`
 
 # %% ../nbs/06_training.ipynb #f1707cbc
 def _out_of_memory(e: BaseException) -> str | None:
-    "None, or what `e` says of an allocation that failed (Python's, the CPU allocator's, CUDA's or MPS's)"
-    if not (isinstance(e, MemoryError) or any(s in str(e) for s in ("can't allocate memory", 'ut of memory'))): return None
-    asked = re.search(r'allocate (\d+) bytes|allocate ([\d.]+ [KMGT]iB)', str(e))  # the CPU's words, or CUDA's
+    "None, or what `e` says of an allocation that failed (Python's, the CPU's, CUDA's or MPS's)"
+    words = ("can't allocate memory", 'ut of memory')
+    if not (isinstance(e, MemoryError) or any(w in str(e) for w in words)): return None
+    asked = re.search(r'allocate (\d+) bytes|allocate ([\d.]+ [KMGT]iB)', str(e))  # the CPU, CUDA
     if asked is None: return 'Out of memory'
     return f'Out of memory (one tensor asked for {asked[2] or f"{int(asked[1]) / 2**30:,.1f} GiB"})'
 
 
 def _stopped_at(run: Run | None) -> str:  # the run, if setup built it
-    return f'The run stopped at iteration {run.iter_num:,}; {run.kept()}' if run else 'Nothing was trained'
+    if run is None: return 'Nothing was trained'
+    return f'The run stopped at iteration {run.iter_num:,}; {run.kept()}'
 
 
 def train(cfg: TrainConfig,  # the run's settings
@@ -445,7 +448,7 @@ def train(cfg: TrainConfig,  # the run's settings
     "Train a GPT as `cfg` says; returns the run's figures and the trained model"
     parallel, run = parallel or SingleProcess(), None
     try:
-        with StopRequest() as stop:  # Ctrl-C or SIGTERM while setting up: stopped before the first step
+        with StopRequest() as stop:  # Ctrl-C or SIGTERM in setup: stopped before the first step
             run = setup(cfg, parallel, prepare_model)
             return train_loop(run, stop)
     except OSError as e:  # a full disk, a folder that became read-only: the user's to fix, in one line
@@ -455,30 +458,34 @@ def train(cfg: TrainConfig,  # the run's settings
         raise TrainingError(f'{os_error_message(e)} {_stopped_at(run)}.') from None
     except (MemoryError, RuntimeError) as e:  # a batch or a model larger than the memory there is
         if not _out_of_memory(e): raise
-        raise TrainingError(f'{_out_of_memory(e)}: lower --batch_size (now '
-                            f'{cfg.batch_size:,}) or --block_size, or train a smaller model; --dry_run=True '
-                            f'estimates what a run needs. {_stopped_at(run)}.') from None
+        raise TrainingError(f'{_out_of_memory(e)}: lower --batch_size (now {cfg.batch_size:,}) or '
+                            '--block_size, or train a smaller model; --dry_run=True estimates what '
+                            f'a run needs. {_stopped_at(run)}.') from None
     finally:
         if run is not None and run.lock is not None: run.lock.release()
         parallel.close()
 
 # %% ../nbs/06_training.ipynb #a8c8aab1
-_KINDS = {'int': int, 'float': (int, float), 'bool': bool, 'str': str}  # a field's type, as its annotation names it
+_KINDS = {'int': int, 'float': (int, float), 'bool': bool, 'str': str}  # by a field's annotation
+
+
+def _fits(value, annotation: str) -> bool:  # a saved value, its field's annotation
+    if value is None: return annotation.endswith('None')
+    return isinstance(value, _KINDS[annotation.replace(' | None', '')])
 
 
 def saved_config(out_dir) -> TrainConfig:  # a run's out_dir
-    "The `TrainConfig` a run saved in its config.json (keys of other versions left out); DataError where it is damaged"
+    "The `TrainConfig` a run saved in its config.json (keys of other versions left out)"
     path = Path(out_dir) / 'config.json'
-    if not path.is_file(): raise MissingError(f'{path} is missing: pass the out_dir of a run `nanogpt train` wrote.')
+    if not path.is_file(): raise MissingError(f'{path} is missing: pass the out_dir of a run.')
     try: saved = json.loads(path.read_bytes())
-    except (ValueError, RecursionError): saved = None  # not UTF-8 JSON, or a number of thousands of digits
+    except (ValueError, RecursionError): saved = None  # not UTF-8 JSON, or huge numbers
     known = [f for f in fields(TrainConfig) if isinstance(saved, dict) and f.name in saved]
-    wrong = [f.name for f in known if not (saved[f.name] is None and f.type.endswith('None')
-                                          or isinstance(saved[f.name], _KINDS[f.type.replace(' | None', '')]))]
+    wrong = [f.name for f in known if not _fits(saved[f.name], f.type)]
     if not isinstance(saved, dict) or wrong:
         why = f"{', '.join(wrong)} of the wrong type" if wrong else 'not a JSON object'
-        raise DataError(f"{path} is not the config.json a run writes ({why}): the run's folder is damaged; "
-                        'restore the file from a copy of the run.')
+        raise DataError(f"{path} is not the config.json a run writes ({why}): the run's folder is "
+                        'damaged; restore the file from a copy of the run.')
     return TrainConfig(**{f.name: saved[f.name] for f in known})
 
 
