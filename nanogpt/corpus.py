@@ -23,9 +23,9 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 from fastcore.basics import patch
 
-from .data import BPE_FILE, DATASETS, dataset_folder, prepare, to_token_array, token_dtype
+from .data import BPE_FILE, DATASET_FILES, DATASETS, dataset_folder, prepare, to_token_array, token_dtype
 from .errors import ConfigError, DataError, MissingError, os_error_message
-from .files import write_file_set
+from .files import put_files, staged_folder
 from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta, tokenizer_id
 
 # %% auto #0
@@ -476,22 +476,18 @@ def prepare_corpus(source,  # a text file, a folder or glob of text/JSON Lines/P
     if not 0 < val_fraction < 1: raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
     folder = dataset_folder(data_dir, default_name(source) if name is None else name)
     files = [] if is_hf_dataset(source) else corpus_files(source)
-    folder.mkdir(parents=True, exist_ok=True)
     num_proc = num_proc or len(os.sched_getaffinity(0))
-    start, copies = time.time(), spool_pipes(files, folder)
-    files = [copies.get(path, path) for path in files]
-    try:
-        tok = corpus_tokenizer(tokenizer, Reader(source, files, text_field, val_fraction, folder), vocab_size)
-        main = Reader(source, files, text_field, val_fraction, folder)
+    start = time.time()
+    with staged_folder(folder, drop=DATASET_FILES) as staging:  # swapped in for the old dataset whole, or removed
+        copies = spool_pipes(files, staging)
+        files = [copies.get(path, path) for path in files]
+        tok = corpus_tokenizer(tokenizer, Reader(source, files, text_field, val_fraction, staging), vocab_size)
+        main = Reader(source, files, text_field, val_fraction, staging)
         if progress: progress = functools.partial(progress, total_bytes=sum(p.stat().st_size for p in files))
-        splits = _write_splits(main, tok, folder, num_proc, progress)
-        try: meta, files_out = _dataset_files(main, tok, splits, source, tokenizer)
-        except BaseException:
-            for path, _ in splits.values(): path.unlink(missing_ok=True)
-            raise
-        write_file_set(folder, files_out)  # replaces the old dataset whole, or leaves it as it was
-    finally:
-        for copy in copies.values(): copy.unlink(missing_ok=True)
+        splits = _write_splits(main, tok, staging, num_proc, progress)
+        meta, files_out = _dataset_files(main, tok, splits, source, tokenizer)
+        for copy in copies.values(): copy.unlink()
+        put_files(staging, files_out)
     if progress: progress(bytes_read=main.bytes_read, tokens=sum(meta['tokens'].values()),
                           seconds=time.time() - start, done=True)
     return folder

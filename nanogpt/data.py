@@ -5,6 +5,7 @@
 # %% ../nbs/02_data.ipynb #e0b03021
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import tempfile
@@ -15,13 +16,13 @@ import numpy as np
 import torch
 
 from .errors import ConfigError, DataError, MissingError
-from .files import atomic_file, atomic_write_bytes, read_source, sha256_file, write_file_set  # noqa: F401
+from .files import atomic_file, atomic_write_bytes, clean_leftovers, read_source, sha256_file, write_file_set  # noqa: F401
 from .tokenizers import get_tokenizer, tokenizer_from_meta, tokenizer_id
 
 # %% auto #0
-__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'BPE_FILE', 'download', 'tiny_shakespeare',
-           'read_corpus_digest', 'read_corpus', 'token_dtype', 'to_token_array', 'dataset_folder', 'prepare',
-           'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer', 'BatchLoader']
+__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'BPE_FILE', 'DATASET_FILES', 'download',
+           'tiny_shakespeare', 'read_corpus_digest', 'read_corpus', 'token_dtype', 'to_token_array', 'dataset_folder',
+           'prepare', 'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer', 'BatchLoader']
 
 # %% ../nbs/02_data.ipynb #aed55318
 SHAKESPEARE_URL = 'https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt'
@@ -123,6 +124,7 @@ def dataset_folder(data_dir,  # the root of the datasets, as the command names i
 
 # %% ../nbs/02_data.ipynb #c5b9f43a
 BPE_FILE = 'tokenizer.json'  # a trained byte-pair encoding, kept beside meta.json
+DATASET_FILES = ('train.bin', 'val.bin', 'meta.json', BPE_FILE)  # a set replaces all of an older one
 
 
 def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a UTF-8 text file
@@ -168,7 +170,7 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
             'tokenizer_id': tokenizer_id(tok.to_meta()), 'tokens': {'train': n_train, 'val': n_val},
             'source': path.name, 'source_sha256': source_sha256}
     files['meta.json'] = (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode()
-    return write_file_set(folder, files)  # replaces the old dataset whole, or leaves it as it was
+    return write_file_set(folder, files, drop=DATASET_FILES)  # replaces the old dataset whole, or leaves it as it was
 
 # %% ../nbs/02_data.ipynb #95241136
 def course_copy(name: str = 'data/shakespeare_char/input.txt',  # the file to look for
@@ -201,6 +203,8 @@ def load_meta(dataset_dir) -> dict:
     dataset_dir = Path(dataset_dir)
     path = dataset_dir / 'meta.json'
     hint = f'Prepare it first, e.g. `nanogpt prepare shakespeare_char --data_dir {dataset_dir.parent}`.'
+    if not dataset_dir.exists():
+        with contextlib.suppress(OSError): clean_leftovers(dataset_dir)  # a prepare killed mid-swap: the old set back
     if not path.exists(): raise MissingError(f'No prepared dataset in {dataset_dir} (no meta.json). {hint}')
     try: meta = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e: raise DataError(f'{path} is not valid JSON ({e}). {hint}') from None

@@ -10,9 +10,6 @@ import functools
 import io
 import json
 import logging
-import os
-import secrets
-import shutil
 import tempfile
 import warnings
 from contextlib import contextmanager
@@ -25,7 +22,7 @@ from torch.export import Dim
 
 from .checkpoint import TOKENIZER_FILE, load_model
 from .errors import ConfigError, MissingError
-from .files import atomic_file, require, tensor_digest
+from .files import atomic_file, clean_leftovers, replace_folder, require, staged_folder, tensor_digest  # noqa: F401
 from .model import GPT, GPTConfig
 from .pretrained import config_from_hf, hf_config, save_pretrained
 from .runtime import BF16_MARGIN, cached, machine_key, remember, time_steps
@@ -36,7 +33,7 @@ from .tokenizers import tokenizer_from_meta
 __all__ = ['ONNX_INPUTS', 'ONNX_OUTPUTS', 'QUANTIZE_SCHEMES', 'FORMATS', 'NO_INT8', 'SAMPLING_PRECISIONS', 'MAX_LOSS_CHANGE',
            'PastCache', 'ExportableGPT', 'empty_cache', 'dynamic_shapes', 'example_inputs', 'export_program',
            'without_records', 'write_onnx', 'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model',
-           'check_export_folder', 'replace_folder', 'write_export', 'export_model', 'export_run', 'with_precision',
+           'check_export_folder', 'write_export_folder', 'write_export', 'export_model', 'export_run', 'with_precision',
            'own_text', 'window_loss', 'measure_sampling', 'pick_precision', 'choose_sampling_precision']
 
 # %% ../nbs/11_export.ipynb #7d065e6b
@@ -233,14 +230,18 @@ def check_export_folder(path: Path,  # the folder to write
                           'or another folder.')
 
 
-def replace_folder(new: Path,  # a finished folder
-                   path: Path):  # where it goes: absent, empty, or a folder to replace
-    "Put `new` at `path`; a folder there is set aside, and removed once `new` is in its place"
-    if not path.exists() or not any(path.iterdir()): return os.replace(new, path)  # a rename replaces an empty folder
-    old = path.with_name(f'.{path.name}.{secrets.token_hex(4)}.old')
-    os.rename(path, old)
-    os.rename(new, path)
-    shutil.rmtree(old)
+def write_export_folder(path,  # the folder to write: absent, empty, or a previous export with `overwrite`
+                        format: str,  # the export's format, for `check_export_folder`
+                        write,  # called with a new, empty folder, which it fills
+                        overwrite: bool = False,  # replace a previous export in `format`
+                        files: tuple | None = None,  # the files such an export holds, as for `check_export_folder`
+                       ) -> Path:
+    "Fill a new folder with `write` and swap it in for `path` in one step (`staged_folder`), by the folder rules"
+    path = Path(path).resolve()
+    clean_leftovers(path)  # what an export killed earlier left beside it
+    check_export_folder(path, format, overwrite, files)
+    with staged_folder(path) as staging: write(staging)
+    return path
 
 # %% ../nbs/11_export.ipynb #989d3338
 def write_export(model: GPT,  # the model to export
@@ -275,16 +276,8 @@ def export_model(model: GPT,  # the model to export (put in eval mode)
         if quantize not in QUANTIZE_SCHEMES: raise ConfigError(f'Unknown quantization {quantize!r} for export: use int8 (with onnx).')
         raise ConfigError(f'--format {format} with --quantize {quantize} does not exist: {NO_INT8.get(format, "")}. The combinations '
                           f'are onnx, onnx with int8, pt2 and hf; for int8 use --format onnx --quantize int8, or sample with --quantize int8.')
-    path = Path(path).resolve()
-    check_export_folder(path, format, overwrite)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f'.{path.name}.{secrets.token_hex(4)}.tmp')  # beside it: the same disk, so a rename moves it
-    staging.mkdir()
-    try:
-        write_export(model, staging, format, quantize, tokenizer)
-        replace_folder(staging, path)
-    finally:
-        if staging.exists(): shutil.rmtree(staging)
+    path = write_export_folder(path, format, lambda folder: write_export(model, folder, format, quantize, tokenizer),
+                               overwrite)
     return path / FORMATS[format][0]
 
 

@@ -230,10 +230,10 @@ def export_peft(source,  # the out_dir of a LoRA run
                 overwrite: bool = False,  # replace a previous peft export at `path`
                ) -> Path:
     "`nanogpt export --format peft`: a LoRA run's adapters in peft's layout; returns the weights file"
-    from nanogpt.export import check_export_folder  # the rules every export follows
-    check_export_folder(Path(path), 'peft', overwrite, PEFT_FILES)
+    from nanogpt.export import write_export_folder  # the rules every export follows, and its folder swapped in whole
     model, record, _ = load_lora(source)
-    return save_peft_adapter(model, path, record['base']) / PEFT_FILES[0]
+    return write_export_folder(path, 'peft', lambda folder: save_peft_adapter(model, folder, record['base']),
+                               overwrite, PEFT_FILES) / PEFT_FILES[0]
 
 # %% ../nbs/13_lora.ipynb #37fd95ff
 def load_peft_adapter(model: GPT,  # the base model the adapter was trained on (changed in place)
