@@ -14,6 +14,7 @@ import multiprocessing
 import os
 import secrets
 import stat
+import sys
 import time
 from collections import deque
 from importlib.metadata import PackageNotFoundError, version
@@ -23,7 +24,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 from fastcore.basics import patch
 
-from .data import BPE_FILE, DATASET_FILES, DATASETS, dataset_folder, prepare, to_token_array, token_dtype
+from .data import BPE_FILE, DATASET_FILES, DATASETS, dataset_folder, prepare, shown_name, to_token_array, token_dtype
 from .errors import ConfigError, DataError, MissingError, os_error_message
 from .files import put_files, staged_folder
 from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta, tokenizer_id
@@ -107,33 +108,63 @@ def spool_pipes(files: list,  # the corpus's files
     return copies
 
 # %% ../nbs/engine/14_corpora.ipynb #ab587e0b
+def _text(value,  # a record's text field
+          where: str,  # the file and line, or the dataset, for the message
+          text_field: str,  # the field's name
+         ) -> str:
+    "`value` if it is text a tokenizer takes, else a DataError that says where and why"
+    if not isinstance(value, str):
+        kind = 'null' if value is None else type(value).__name__
+        raise DataError(f'{where}: its field {text_field!r} holds {kind}, not text. Pass --text_field NAME '
+                        'of a text field.')
+    try: value.encode('utf-8')
+    except UnicodeEncodeError as e:
+        raise DataError(f'{where}: its text holds a lone surrogate ({value[e.start]!r} at character '
+                        f'{e.start:,}), which is no character and has no UTF-8. Fix or drop that escape.') from None
+    return value
+
+
+def _parquet_texts(path: Path, text_field: str) -> Iterator[str]:
+    "The texts of one column of a Parquet file, its type and the file checked"
+    pq = _optional('pyarrow.parquet', 'Parquet files')
+    try:
+        table = pq.ParquetFile(path)
+        names = table.schema_arrow.names
+        if text_field not in names:
+            raise DataError(f'{path} has no column {text_field!r} (its columns: {", ".join(names)}). '
+                            'Pass --text_field NAME.')
+        kind = table.schema_arrow.field(text_field).type
+        if str(kind) not in ('string', 'large_string'):
+            raise DataError(f'{path}: its column {text_field!r} holds {kind}, not text. Pass --text_field '
+                            'NAME of a text column.')
+        for batch in table.iter_batches(columns=[text_field], batch_size=1024):
+            yield from (text for text in batch.column(0).to_pylist() if text)
+    except DataError: raise
+    except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
+        raise DataError(f'{path} is not a Parquet file that can be read ({e}).') from None
+
+
 def _documents_of(path: Path,  # a .jsonl, .json (one object per line) or .parquet file
                   text_field: str,  # the field that holds each document's text
                   digest,  # fed the bytes read (JSON Lines) or each text's UTF-8 (Parquet)
                  ) -> Iterator[str]:
     "The documents of one file of records"
     if path.suffix == '.parquet':
-        pq = _optional('pyarrow.parquet', 'Parquet files')
-        table = pq.ParquetFile(path)
-        if text_field not in table.schema_arrow.names:
-            raise DataError(f'{path} has no column {text_field!r} (its columns: '
-                            f'{", ".join(table.schema_arrow.names)}). Pass --text_field NAME.')
-        for batch in table.iter_batches(columns=[text_field], batch_size=1024):
-            for text in batch.column(0).to_pylist():
-                if text: digest.update(text.encode('utf-8')); yield text
+        for text in _parquet_texts(path, text_field): digest.update(text.encode('utf-8')); yield text
         return
     with _open_regular(path, 'Pass a JSON Lines file.') as f:
         for number, line in enumerate(f, 1):
             digest.update(line)
             if not line.strip(): continue
             try: record = json.loads(line)
-            except ValueError as e: raise DataError(f'{path} line {number} is not JSON ({e}).') from None
-            text = record.get(text_field) if isinstance(record, dict) else None
-            if not isinstance(text, str):
+            except (ValueError, RecursionError) as e:  # RecursionError: nested deeper than Python's stack
+                reason = 'nested too deeply' if isinstance(e, RecursionError) else e
+                raise DataError(f'{path} line {number} is not JSON a record can be read from ({reason}).') from None
+            if not isinstance(record, dict) or text_field not in record:
                 fields = ', '.join(record) if isinstance(record, dict) else type(record).__name__
                 raise DataError(f'{path} line {number} has no text field {text_field!r} (it has: {fields}). '
                                 'Pass --text_field NAME.')
-            if text: yield text
+            if text := _text(record[text_field], f'{path} line {number}', text_field): yield text
 
 # %% ../nbs/engine/14_corpora.ipynb #552b2ce7
 def _optional(module: str, what: str):
@@ -155,7 +186,8 @@ def _hf_documents(source: str, text_field: str, digest) -> Iterator[str]:
     for row in rows:
         if text_field not in row:
             raise DataError(f'{source} has no field {text_field!r} (it has: {", ".join(row)}). Pass --text_field NAME.')
-        if text := row[text_field]: digest.update(text.encode('utf-8')); yield text
+        if row[text_field] is None: continue
+        if text := _text(row[text_field], str(source), text_field): digest.update(text.encode('utf-8')); yield text
 
 # %% ../nbs/engine/14_corpora.ipynb #4f47445f
 RECORD_SUFFIXES = ('.jsonl', '.json', '.parquet')  # files of documents, one per record
@@ -296,8 +328,9 @@ def corpus_tokenizer(kind: str,  # 'char', 'bpe' or a tiktoken encoding name ('g
         if not reader.single_text(): chars.update('\n')  # documents are separated by a blank line
         return CharTokenizer(''.join(sorted(chars)))
     if kind == 'bpe':
-        if vocab_size is None:
-            raise ConfigError('A BPE tokenizer needs a vocabulary size: pass --vocab_size, e.g. 1024.')
+        if vocab_size is None or vocab_size < 257:
+            raise ConfigError(f'A BPE tokenizer needs a --vocab_size of at least 257 (256 bytes and '
+                              f'<|endoftext|>, then the merges), got {vocab_size}: pass e.g. --vocab_size 1024.')
         return corpus_bpe(reader, vocab_size)
     if kind not in tiktoken_names():
         raise ConfigError(f"Unknown tokenizer {kind!r}: use 'char', 'bpe' or a tiktoken encoding "
@@ -334,6 +367,7 @@ def train_bpe_fast(texts: Iterable[str],  # the training text, in pieces
     tk = _optional('tokenizers', 'Training a BPE on a large corpus')
     n_merges = vocab_size - 257
     if n_merges < 0: raise ConfigError(f'vocab_size {vocab_size} is too small: use at least 257.')
+    if n_merges == 0: return BPETokenizer([], pattern, {'<|endoftext|>': 256})  # the bytes alone, as lesson 01's
     tokenizer = tk.Tokenizer(tk.models.BPE())
     tokenizer.pre_tokenizer = tk.pre_tokenizers.Sequence([
         tk.pre_tokenizers.Split(tk.Regex(pattern), behavior='isolated'),
@@ -430,6 +464,18 @@ def separator_ids(tokenizer, single_text: bool) -> np.ndarray:
     if isinstance(tokenizer, CharTokenizer): return tokenizer.encode_array('\n\n')
     return np.array([tokenizer.eot_token], dtype=np.int64)
 
+# %% ../nbs/engine/14_corpora.ipynb #24edd614
+def _processes(num_proc) -> int:  # --num_proc: None for one per core
+    "How many processes tokenize: one per core by default, never more than the cores (said on stderr)"
+    cores = len(os.sched_getaffinity(0))
+    if num_proc is None: return cores
+    if isinstance(num_proc, bool) or not isinstance(num_proc, int) or num_proc < 1:
+        raise ConfigError(f'--num_proc must be a whole number of processes, at least 1, got {num_proc!r}; leave '
+                          f'it out for one per core ({cores} here).')
+    if num_proc > cores:
+        print(f'prepare: --num_proc {num_proc} is more than the {cores} cores here: using {cores}.', file=sys.stderr)
+    return min(num_proc, cores)
+
 # %% ../nbs/engine/14_corpora.ipynb #eb90a968
 def _write_splits(reader: Reader, tokenizer, folder: Path, num_proc: int, progress: Callable | None) -> dict:
     "Stream the corpus's ids into two files of ours in `folder`; returns {split: (path, tokens)}"
@@ -449,6 +495,8 @@ def _write_splits(reader: Reader, tokenizer, folder: Path, num_proc: int, progre
         for out in outs.values(): out.close()
     except BaseException:
         for split, out in outs.items(): out.close(); paths[split].unlink(missing_ok=True)
+        if progress and shown:  # end the progress line, so that the error is read on a line of its own
+            progress(bytes_read=reader.bytes_read, tokens=sum(tokens.values()), seconds=shown - start, done=True)
         raise
     return {split: (paths[split], tokens[split]) for split in paths}
 
@@ -476,7 +524,11 @@ def prepare_corpus(source,  # a text file, a folder or glob of text/JSON Lines/P
     if not 0 < val_fraction < 1: raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
     folder = dataset_folder(data_dir, default_name(source) if name is None else name)
     files = [] if is_hf_dataset(source) else corpus_files(source)
-    num_proc = num_proc or len(os.sched_getaffinity(0))
+    if (Path(str(source)).is_dir() or glob.has_magic(str(source))) and any(
+            folder.resolve() in Path(path).resolve().parents for path in files):
+        raise ConfigError(f'{folder} holds files of the corpus {source}: the dataset would be written among them '
+                          'and read as part of it next time. Pass another --name, or a --data_dir outside it.')
+    num_proc = _processes(num_proc)
     start = time.time()
     with staged_folder(folder, drop=DATASET_FILES) as staging:  # swapped in for the old dataset whole, or removed
         copies = spool_pipes(files, staging)
@@ -509,9 +561,9 @@ def _dataset_files(reader: Reader, tok, splits: dict, source, kind: str) -> tupl
                  'trainer': bpe_trainer()}
     if len(reader.digests) == 1: source_sha256 = next(iter(reader.digests.values())).hexdigest()
     else: source_sha256 = hashlib.sha256(''.join(f'{d.hexdigest()}  {n}\n' for n, d in reader.digests.items())
-                                         .encode()).hexdigest()  # sha256 of a sha256sum listing
+                                         .encode('utf-8', 'surrogateescape')).hexdigest()  # of a sha256sum listing
     meta = {'vocab_size': tok.vocab_size, 'dtype': token_dtype(tok.vocab_size).name, 'tokenizer': entry,
-            'tokenizer_id': tokenizer_id(tok.to_meta()), 'tokens': tokens, 'source': Path(str(source)).name,
+            'tokenizer_id': tokenizer_id(tok.to_meta()), 'tokens': tokens, 'source': shown_name(source),
             'source_sha256': source_sha256, 'documents': dict(reader.documents), 'bytes_read': reader.bytes_read}
     files['meta.json'] = (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode()
     return meta, files

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import tempfile
 import urllib.request
 from pathlib import Path
@@ -22,7 +23,8 @@ from .tokenizers import get_tokenizer, tokenizer_from_meta, tokenizer_id
 # %% auto #0
 __all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'BPE_FILE', 'DATASET_FILES', 'download',
            'tiny_shakespeare', 'read_corpus_digest', 'read_corpus', 'token_dtype', 'to_token_array', 'dataset_folder',
-           'prepare', 'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer', 'BatchLoader']
+           'shown_name', 'prepare', 'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer',
+           'BatchLoader']
 
 # %% ../nbs/02_data.ipynb #aed55318
 SHAKESPEARE_URL = 'https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt'
@@ -122,6 +124,11 @@ def dataset_folder(data_dir,  # the root of the datasets, as the command names i
         raise ConfigError(f'{folder} is a file: pass another --name.')
     return folder
 
+
+def shown_name(path) -> str:  # a path whose name may not be UTF-8
+    "The file name of `path` as meta.json records it: bytes that are not UTF-8 shown as �"
+    return os.fsencode(Path(str(path)).name).decode('utf-8', 'replace')
+
 # %% ../nbs/02_data.ipynb #c5b9f43a
 BPE_FILE = 'tokenizer.json'  # a trained byte-pair encoding, kept beside meta.json
 DATASET_FILES = ('train.bin', 'val.bin', 'meta.json', BPE_FILE)  # a set replaces all of an older one
@@ -168,7 +175,7 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
         entry = {'kind': 'bpe', 'file': BPE_FILE, 'sha256': hashlib.sha256(files[BPE_FILE]).hexdigest()}
     meta = {'vocab_size': tok.vocab_size, 'dtype': dtype.name, 'tokenizer': entry,
             'tokenizer_id': tokenizer_id(tok.to_meta()), 'tokens': {'train': n_train, 'val': n_val},
-            'source': path.name, 'source_sha256': source_sha256}
+            'source': shown_name(path), 'source_sha256': source_sha256}
     files['meta.json'] = (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode()
     return write_file_set(folder, files, drop=DATASET_FILES)  # replaces the old dataset whole, or leaves it as it was
 
