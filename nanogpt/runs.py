@@ -25,13 +25,13 @@ from .errors import ConfigError, DataError, MissingError, NanoGPTError, describe
 from .evaluate import evaluate_run
 from .files import atomic_write_bytes
 from .model import GPT, GPTConfig
-from .runtime import choose_cpu_dtype, training_step
+from .runtime import cached, choose_cpu_dtype, machine_key, remember, training_step
 
 # %% auto #0
 __all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'RUN_FILES', 'EVAL_BATCH_COST', 'CLOSING_COST', 'SingleProcess', 'check_config',
            'read_log', 'check_fits', 'data_record', 'check_resume', 'start_model', 'measured_cpu_dtype', 'open_in_run',
            'append_line', 'RunLock', 'claim_out_dir', 'Run', 'reconcile_log', 'start_files', 'closing_evaluation',
-           'saved_iteration', 'Budget', 'run_budget', 'Cadence', 'Progress']
+           'saved_iteration', 'closing_cost', 'Budget', 'run_budget', 'Cadence', 'Progress']
 
 # %% ../nbs/engine/10_runs.ipynb #2a175b1f
 class SingleProcess:
@@ -436,13 +436,31 @@ def start_files(run):  # a Run, on its main process
     else: run.wandb_run = wandb.init(project=run.cfg.wandb_project, name=run.cfg.wandb_run_name, config=run.resolved_config)
 
 # %% ../nbs/engine/10_runs.ipynb #6cdd72c6
+def _closing_key(device: str) -> dict:  # where `closing_cost` is kept
+    return {'use': 'closing', 'machine': machine_key(), 'device': device}
+
+
+def _remember_closing_cost(out_dir, device: str, evaluation: dict, seconds: float):
+    "Keep the closing evaluation's time per token in the run's step time per token, for budgets"
+    try: steps = read_log(out_dir)[0][-5:]  # the last training lines
+    except (OSError, DataError): return
+    speeds = [r.get('tokens_per_sec') for r in steps]
+    if not all(isinstance(speed, (int, float)) for speed in speeds): return
+    speeds = sorted(speeds)
+    if not speeds or speeds[0] <= 0 or seconds <= 0: return
+    read = evaluation['tokens'] * evaluation['context'] / evaluation['stride']  # tokens read
+    remember(_closing_key(device), {'cost': speeds[len(speeds) // 2] * seconds / read})
+
+
 def closing_evaluation(out_dir,  # the finished run's folder
                        dataset_dir,  # its dataset
                        iter_num: int,  # the iteration it ended at, for log.jsonl
                        device: str,  # where to evaluate
                       ) -> dict:
     "Evaluate best.pt on every target of the validation split; write eval.json and a last line of log.jsonl"
+    began = time.perf_counter()
     evaluation = evaluate_run(out_dir, 'val', device=device, dataset_dir=dataset_dir)
+    _remember_closing_cost(out_dir, device, evaluation, time.perf_counter() - began)
     atomic_write_bytes(Path(out_dir) / 'eval.json', (json.dumps(evaluation, indent=1) + '\n').encode())
     append_line(Path(out_dir) / 'log.jsonl', json.dumps({'iter': iter_num, **evaluation}))
     return evaluation
@@ -460,6 +478,14 @@ def saved_iteration(out_dir,  # a run's out_dir
 # %% ../nbs/engine/10_runs.ipynb #a3467f46
 EVAL_BATCH_COST = 0.5  # an evaluation batch's time in micro-steps (a forward: a third, rounded up)
 CLOSING_COST = 1.0  # the closing evaluation's time per token, in a step's time per token
+
+
+def closing_cost(device: str = 'cpu',  # a resolved device
+                ) -> float:
+    "The closing evaluation's time per token in a step's: as measured here last, or CLOSING_COST"
+    cost = (cached(_closing_key(device)) or {}).get('cost')
+    if not isinstance(cost, (int, float)) or not math.isfinite(cost): return CLOSING_COST
+    return max(cost, CLOSING_COST / 2)  # a busy machine's measure: no large overrun
 
 
 class Budget:
@@ -511,11 +537,13 @@ class Budget:
 
 def run_budget(cfg,  # the run's settings, a TrainConfig
                checkpoint: dict | None = None,  # the ckpt.pt it resumes, whose clock it continues
+               device: str = 'cpu',  # where it trains: the closing evaluation's cost there
               ) -> Budget | None:
     "The clock of a run with a `time_budget` (None without one), the closing evaluation reserved"
     if not cfg.time_budget: return None
     accumulation = cfg.gradient_accumulation_steps
-    reserve = cfg.reserve_tokens * CLOSING_COST / (accumulation * cfg.batch_size * cfg.block_size)
+    step_tokens = accumulation * cfg.batch_size * cfg.block_size
+    reserve = cfg.reserve_tokens * closing_cost(device) / step_tokens
     eval_steps = 2 * cfg.eval_iters * EVAL_BATCH_COST / accumulation  # both splits
     clock = (checkpoint or {}).get('budget', {})
     return Budget(cfg.time_budget, reserve=reserve, eval_steps=eval_steps, **clock)

@@ -17,7 +17,7 @@ from .data import load_meta
 from .errors import ConfigError
 from .files import rng_state, set_rng_state
 from .model import GPT, MODERN_SWITCHES, GPTConfig
-from .runs import CLOSING_COST, EVAL_BATCH_COST
+from .runs import CLOSING_COST, EVAL_BATCH_COST, closing_cost
 from .train import TrainConfig, build_optimizer
 
 # %% auto #0
@@ -153,11 +153,12 @@ def plan_evaluations(cfg,  # a TrainConfig: time_budget (as asked), reserve_toke
                      seconds: float,  # the seconds of the budget left when the run starts
                      tokens_per_sec: float,  # its shape's measured training speed on this machine
                      explicit: set = frozenset(),  # the keys set as flags: eval_iters stays if set
+                     cost: float = CLOSING_COST,  # the closing evaluation's (`closing_cost`)
                     ) -> dict:
     "{'eval_iters': ...}: evaluations take at most EVAL_SHARE of the steps; ConfigError if too few"
     accumulation = cfg.gradient_accumulation_steps
     step = accumulation * cfg.batch_size * cfg.block_size / tokens_per_sec  # seconds
-    closing = cfg.reserve_tokens * CLOSING_COST / tokens_per_sec  # seconds, after the run
+    closing = cfg.reserve_tokens * cost / tokens_per_sec  # seconds, after the run
     steps = max(seconds - closing, 0.0) / step  # what the budget buys without evaluations
     evaluations = 2 + steps // cfg.eval_interval  # at 0, every eval_interval, at the end
     per_batch = 2 * EVAL_BATCH_COST / accumulation  # steps' worth of one eval_iter (both splits)
@@ -208,7 +209,7 @@ def fit_budget(cfg,  # a TrainConfig with a time_budget
     known = cfg.init_from == 'scratch' and None not in shape.values()
     speed = cached_throughput(shape, device, meta['vocab_size'], layout) if known else None
     if speed:  # measured already (the shape just picked is): its evaluations planned to fit
-        planned = plan_evaluations(cfg, left, speed, explicit)
+        planned = plan_evaluations(cfg, left, speed, explicit, closing_cost(device))
         if planned['eval_iters'] != cfg.eval_iters:
             say(f"evaluations of {planned['eval_iters']} batches per split (--eval_iters), to fit",
                 flush=True)

@@ -285,7 +285,7 @@ def build_run(cfg: TrainConfig,  # checked settings
     example = (torch.zeros(cfg.batch_size, cfg.block_size, dtype=torch.long, device=device),) * 2
     eval_model = runtime.compile_model(model, example, ctx) if cfg.compile else model
     run = Run(cfg, parallel, device, dtype, meta, model, eval_model, parallel.wrap(eval_model), optimizer, loaders, ctx, scaler,
-              micro_steps, extra=extra, budget=runs.run_budget(cfg, checkpoint))
+              micro_steps, extra=extra, budget=runs.run_budget(cfg, checkpoint, device))
     if why: run.say(f'dtype {dtype}: {why}')
     if checkpoint is not None: run.iter_num, run.best_val_loss, run.saved_iter = (checkpoint['iter_num'], checkpoint['best_val_loss'],
                                                                                   checkpoint['iter_num'])
