@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+from dataclasses import dataclass, field, fields, replace
 from typing import Iterator
 
 import torch
@@ -21,9 +22,9 @@ from .model import GPT, LAYER_NORM_EPS, MLP, Block, LayerNorm
 
 # %% auto #0
 __all__ = ['GREEDY_BELOW', 'MAX_STOPS', 'MAX_STOP_CHARS', 'SAMPLING_RULES', 'apply_repetition_penalty', 'filter_logits',
-           'sample_next', 'SamplingError', 'brief_repr', 'check_sampling_value', 'check_stops', 'check_sampling_args',
-           'seeded_generator', 'window_start', 'KVCache', 'plain', 'Twin', 'Decoder', 'generate_stream', 'generate',
-           'held_back', 'TextStream', 'sample_text', 'sampling_sliders']
+           'sample_next', 'SamplingError', 'brief_repr', 'setting', 'Sampling', 'sampling_of', 'check_sampling_value',
+           'check_stops', 'seeded_generator', 'window_start', 'KVCache', 'plain', 'Twin', 'Decoder', 'generate_stream',
+           'generate', 'held_back', 'TextStream', 'sample_text', 'sampling_sliders']
 
 # %% ../nbs/07_sampling.ipynb #6b650b8a
 def apply_repetition_penalty(logits: torch.Tensor, context: torch.Tensor, penalty: float) -> torch.Tensor:
@@ -34,8 +35,13 @@ def apply_repetition_penalty(logits: torch.Tensor, context: torch.Tensor, penalt
     return logits.scatter(1, context, seen)  # (B, V)
 
 
-def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float | None = None) -> torch.Tensor:
+def filter_logits(logits: torch.Tensor,  # (B, V)
+                  sampling: Sampling | None = None,  # the settings (default: `Sampling()`)
+                  **settings,  # or some of them as keywords: top_k=5
+                 ) -> torch.Tensor:
     "Logits (B, V) with everything outside the top-k and the top-p nucleus set to -inf; the most likely token always stays"
+    sampling = sampling_of(sampling, settings)
+    top_k, top_p = sampling.top_k, sampling.top_p
     if top_k is not None and top_k < logits.size(-1):
         kth = torch.topk(logits, top_k, dim=-1).values[:, [-1]]  # (B, 1): the k-th largest logit
         logits = logits.masked_fill(logits < kth, float('-inf'))
@@ -48,27 +54,21 @@ def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float |
     return logits
 
 
-def sample_next(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
-                top_p: float | None = None, generator: torch.Generator | None = None) -> torch.Tensor:
+def sample_next(logits: torch.Tensor,  # (B, V) the last position's logits
+                sampling: Sampling | None = None,  # the settings (default: `Sampling()`)
+                generator: torch.Generator | None = None,  # the source of randomness
+                **settings,  # or some settings as keywords: temperature=0.8
+               ) -> torch.Tensor:
     "One token id per row (B, 1) drawn from the last-position logits (B, V)"
-    if temperature < GREEDY_BELOW: return logits.argmax(dim=-1, keepdim=True)  # (B, 1): greedy
-    probs = filter_logits(logits / temperature, top_k, top_p).softmax(dim=-1)  # (B, V)
+    sampling = sampling_of(sampling, settings)
+    if sampling.temperature < GREEDY_BELOW: return logits.argmax(dim=-1, keepdim=True)  # greedy
+    probs = filter_logits(logits / sampling.temperature, sampling).softmax(dim=-1)  # (B, V)
     if generator is not None and probs.device != generator.device: probs = probs.to(generator.device)
     return torch.multinomial(probs, 1, generator=generator).to(logits.device)  # (B, 1)
 
 # %% ../nbs/07_sampling.ipynb #a6e809c6
 GREEDY_BELOW = 1e-5  # temperatures below this are greedy, as in vLLM: logits / T overflows float32 long before T reaches 0
 MAX_STOPS, MAX_STOP_CHARS = 4, 64  # stop strings per generation, characters in each: all are searched at every token
-SAMPLING_RULES = {  # name: (an integer?, the range, what the value must be)
-    'temperature': (False, lambda t: t >= 0, f'a number >= 0 (0 means greedy, as does anything below {GREEDY_BELOW:g})'),
-    'top_k': (True, lambda k: k >= 1, 'an integer >= 1 (or None for no limit; one above the vocabulary keeps every token)'),
-    'top_p': (False, lambda p: 0 < p <= 1, 'in (0, 1] (or None for no limit)'),
-    'repetition_penalty': (False, lambda r: 0.01 <= r <= 100, 'a number in [0.01, 100] (1 means none)'),
-    'max_new_tokens': (True, lambda n: n >= 1, 'an integer >= 1'),
-    'seed': (True, lambda s: -2**63 <= s < 2**64, 'an integer in [-2**63, 2**64), the seeds torch.Generator takes'),
-}
-
-
 class SamplingError(ConfigError):
     "A sampling setting that is out of its range; `param` names it as the caller knows it"
     def __init__(self, message: str, param: str):
@@ -90,6 +90,65 @@ def _finite(value, integer: bool):
     try: number = float(value)
     except OverflowError: return None  # an integer too large for a float
     return number if math.isfinite(number) else None
+
+
+def setting(default,  # the value when none is given
+            holds,  # the range: true of a number the setting allows
+            what: str,  # what the value must be, as an error message says
+            help: str,  # what the setting does, in a line (the command line's help)
+            integer: bool = False,  # an integer (else a finite float)
+           ):
+    "A field of `Sampling`: its default, its rule (as in `SAMPLING_RULES`) and its help"
+    return field(default=default, metadata={'rule': (integer, holds, what), 'help': help})
+
+
+@dataclass(frozen=True)
+class Sampling:
+    "How each next token is picked; checked when made, a `SamplingError` names one out of range"
+    temperature: float = setting(
+        1.0, lambda t: t >= 0, help='1 as trained, lower is more conservative, 0 is greedy',
+        what=f'a number >= 0 (0 means greedy, as does anything below {GREEDY_BELOW:g})')
+    top_k: int | None = setting(
+        None, lambda k: k >= 1, integer=True, help='keep only the k most likely tokens',
+        what='an integer >= 1 (or None for no limit; one above the vocabulary keeps every token)')
+    top_p: float | None = setting(
+        None, lambda p: 0 < p <= 1, 'in (0, 1] (or None for no limit)',
+        'keep the smallest set of tokens whose probability reaches p')
+    repetition_penalty: float = setting(
+        1.0, lambda r: 0.01 <= r <= 100, 'a number in [0.01, 100] (1 means none)',
+        'above 1 discourages tokens already in the context')
+
+    def __post_init__(self):
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None or f.default is not None:  # None is off, where off is the default
+                object.__setattr__(self, f.name, check_sampling_value(f.name, value))
+
+    @classmethod
+    def of(cls, values: dict,  # a request body or parsed flags: any keys, the settings' among them
+          ) -> Sampling:
+        "The settings among `values`, checked; one that is absent or None takes its default"
+        given = {f.name: values.get(f.name) for f in fields(cls)}
+        return cls(**{name: value for name, value in given.items() if value is not None})
+
+
+def sampling_of(sampling: Sampling | None,  # the settings, or None for the defaults
+                settings: dict,  # settings given as keywords, in place of `sampling`'s
+               ) -> Sampling:
+    "`sampling` (default: `Sampling()`) with the settings given as keywords in its place, checked"
+    if sampling is None: return Sampling(**settings)
+    if not isinstance(sampling, Sampling):
+        raise ConfigError(f'sampling must be a Sampling, got {brief_repr(sampling)}: pass the '
+                          'settings as keywords (temperature=0.8), or Sampling(temperature=0.8).')
+    return replace(sampling, **settings) if settings else sampling
+
+
+SAMPLING_RULES = {  # name: (an integer?, the range, what it must be), for Sampling, length and seed
+    **{f.name: f.metadata['rule'] for f in fields(Sampling)},
+    'max_new_tokens': (True, lambda n: n >= 1, 'an integer >= 1'),
+    'seed': (True, lambda s: -2**63 <= s < 2**64,
+             'an integer in [-2**63, 2**64), the seeds torch.Generator takes'),
+}
 
 
 def check_sampling_value(rule: str,  # a key of SAMPLING_RULES
@@ -114,14 +173,6 @@ def check_stops(stops,  # a string, or a list of strings
         raise SamplingError(f'{name} must be a string of 1 to {MAX_STOP_CHARS} characters, '
                             f'or a list of at most {MAX_STOPS} of them.', name)
     return list(stops)
-
-
-def check_sampling_args(temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
-                        repetition_penalty: float = 1.0, *, max_new_tokens: int = 1, seed: int | None = None):
-    "Raise a `SamplingError` (a `ConfigError`) naming the first setting out of its range; None is no limit, or no seed"
-    for rule, value in dict(temperature=temperature, top_k=top_k, top_p=top_p, repetition_penalty=repetition_penalty,
-                            max_new_tokens=max_new_tokens, seed=seed).items():
-        if value is not None or rule in ('temperature', 'repetition_penalty', 'max_new_tokens'): check_sampling_value(rule, value)
 
 
 def seeded_generator(seed: int,  # what torch.Generator takes: an integer in [-2**63, 2**64)
@@ -226,17 +277,16 @@ def decode(self: GPT, token,  # (B, 1) the newest token ids
 def generate_stream(model,  # a GPT
                     idx: torch.Tensor,  # (B, T) prompt ids
                     max_new_tokens: int,  # the most tokens to generate
+                    sampling: Sampling | None = None,  # how tokens are picked (None: Sampling())
                     *,
-                    temperature: float = 1.0,  # 1 as trained, lower is more conservative, 0 is greedy
-                    top_k: int | None = None,  # keep only the k most likely tokens
-                    top_p: float | None = None,  # keep the smallest set of tokens whose probability reaches p
-                    repetition_penalty: float = 1.0,  # above 1 discourages tokens already in the context
                     generator: torch.Generator | None = None,  # the source of randomness: the same seed, the same tokens
                     stop_tokens=(),  # ids that end a row's generation
                     use_cache: bool = True,  # the KV cache (False: the whole window every step)
+                    **settings,  # or Sampling's settings as keywords: temperature=0.8, ...
                    ) -> Iterator[torch.Tensor]:
     "Yield each new token (B, 1); stop after `max_new_tokens` or once every row has produced one of `stop_tokens`"
-    check_sampling_args(temperature, top_k, top_p, repetition_penalty, max_new_tokens=max_new_tokens)
+    sampling = sampling_of(sampling, settings)
+    check_sampling_value('max_new_tokens', max_new_tokens)
     if idx.dim() != 2 or idx.size(1) == 0: raise ConfigError('The prompt must be a (batch, time) tensor with at least one token.')
     block_size = model.config.block_size
     was_training = model.training
@@ -259,8 +309,9 @@ def generate_stream(model,  # a GPT
                 logits = decode(seq[:, -1:], caches, seq.size(1) - 1 - start)  # (B, 1, V)
             else:
                 logits, _ = model(seq[:, start:])  # (B, 1, V): the whole window, every step
-            logits = apply_repetition_penalty(logits[:, -1].float(), seq[:, start:], repetition_penalty)  # (B, V)
-            next_id = sample_next(logits, temperature, top_k, top_p, generator)  # (B, 1)
+            logits = apply_repetition_penalty(logits[:, -1].float(), seq[:, start:],
+                                          sampling.repetition_penalty)  # (B, V)
+            next_id = sample_next(logits, sampling, generator)  # (B, 1)
             seq = torch.cat([seq, next_id], dim=1)  # (B, T+1)
             yield next_id
             if len(stop):
@@ -270,9 +321,10 @@ def generate_stream(model,  # a GPT
         model.train(was_training)
 
 
-def generate(model, idx: torch.Tensor, max_new_tokens: int, **kwargs) -> torch.Tensor:
-    "The prompt `idx` (B, T) followed by up to `max_new_tokens` new tokens; keyword arguments as `generate_stream`"
-    return torch.cat([idx, *generate_stream(model, idx, max_new_tokens, **kwargs)], dim=1)
+def generate(model, idx: torch.Tensor, max_new_tokens: int, sampling: Sampling | None = None,
+             **kwargs) -> torch.Tensor:
+    "The prompt `idx` (B, T) and up to `max_new_tokens` new tokens; arguments as `generate_stream`"
+    return torch.cat([idx, *generate_stream(model, idx, max_new_tokens, sampling, **kwargs)], dim=1)
 
 # %% ../nbs/07_sampling.ipynb #9826b33f
 def held_back(text: str,  # the text so far
@@ -313,19 +365,17 @@ def sample_text(model,  # a GPT
                 tokenizer,  # its tokenizer
                 prompt: str = '\n',  # the text to continue
                 max_new_tokens: int = 300,  # tokens to add
+                sampling: Sampling | None = None,  # how tokens are picked (None: Sampling())
                 *,
-                temperature: float = 1.0,  # as `generate_stream`
-                top_k: int | None = None,  # as `generate_stream`
-                top_p: float | None = None,  # as `generate_stream`
-                repetition_penalty: float = 1.0,  # as `generate_stream`
                 seed: int = 1337,  # the same seed gives the same text
+                **settings,  # or Sampling's settings as keywords, as `generate_stream`
                ) -> str:
     "The prompt followed by `max_new_tokens` sampled tokens, as text; the same seed gives the same text"
+    sampling = sampling_of(sampling, settings)
     device = next(model.parameters()).device
     idx = torch.tensor([tokenizer.encode(prompt)], dtype=torch.long, device=device)  # (1, T)
     generator = seeded_generator(seed, device)
-    out = generate(model, idx, max_new_tokens, temperature=temperature, top_k=top_k, top_p=top_p,
-                   repetition_penalty=repetition_penalty, generator=generator)
+    out = generate(model, idx, max_new_tokens, sampling, generator=generator)
     return tokenizer.decode(out[0].tolist())
 
 
