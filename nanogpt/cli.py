@@ -10,12 +10,14 @@ import json
 import os
 import sys
 import time
+from dataclasses import fields
 from pathlib import Path
 
 from . import config
 from .config import config_help
 from .errors import ConfigError, DataError, NanoGPTError, os_error_message
 from .runtime import process_started
+from .sample import Sampling
 
 # The settings' names lived here before 0.2.0 (now the settings notebook's): old imports keep working
 TYPE_NAMES, DEFAULT_BUDGET, field_types = config.TYPE_NAMES, config.DEFAULT_BUDGET, config.field_types
@@ -180,10 +182,7 @@ def _add_sample(sub):
     p.add_argument('--start', default='\n', help='the prompt, or FILE:path to read it from a file (default: a newline)')
     p.add_argument('--num_samples', type=int, default=3, help='how many samples to draw (default: 3)')
     p.add_argument('--max_new_tokens', type=int, default=500, help='tokens generated per sample (default: 500)')
-    p.add_argument('--temperature', type=float, default=0.8, help='1.0 as trained, lower is more conservative, 0 is greedy (default: 0.8)')
-    p.add_argument('--top_k', type=int, default=200, help='keep only the k most likely tokens (default: 200)')
-    p.add_argument('--top_p', type=float, default=None, help='keep the smallest set of tokens whose probability reaches p (default: off)')
-    p.add_argument('--repetition_penalty', type=float, default=1.0, help='above 1 discourages tokens already in the context (default: 1.0)')
+    _add_sampling_flags(p)
     p.add_argument('--seed', type=int, default=1337, help='the same seed gives the same text (default: 1337)')
     p.add_argument('--device', default='auto', help="'auto' (cuda > mps > cpu), 'cpu', 'cuda', 'cuda:1', 'mps' (default: auto)")
     p.add_argument('--dtype', default='auto', help="'auto', 'float32', 'bfloat16' or 'float16' (default: auto)")
@@ -195,12 +194,23 @@ def _add_sample(sub):
     p.set_defaults(run=_run_sample)
 
 
+def _add_sampling_flags(p):
+    "A flag for each field of lesson 07's `Sampling`: its type and help; `sample_job`'s default"
+    from nanogpt.jobs import SAMPLE_DEFAULTS
+    for f in fields(Sampling):
+        integer, default = f.metadata['rule'][0], getattr(SAMPLE_DEFAULTS, f.name)
+        shown = 'off' if default is None else default
+        p.add_argument(f'--{f.name}', type=int if integer else float, default=default,
+                       help=f"{f.metadata['help']} (default: {shown})")
+
+
 # %% ../nbs/engine/06_cli.ipynb #eb3892b6
 def _run_sample(args):
     from nanogpt.jobs import sample_job
-    samples = sample_job(_source(args), args.start, args.num_samples, args.max_new_tokens, args.temperature, args.top_k,
-                         args.top_p, args.repetition_penalty, args.seed, args.device, args.dtype, args.compile, args.quantize,
-                         _to_stderr)  # notes go to stderr; stdout holds the samples
+    samples = sample_job(_source(args), args.start, args.num_samples, args.max_new_tokens,
+                         Sampling.of(vars(args)), seed=args.seed, device=args.device,
+                         dtype=args.dtype, compile=args.compile, quantize=args.quantize,
+                         say=_to_stderr)  # notes go to stderr; stdout holds the samples
     for pieces in samples:
         if args.stream:
             for piece in pieces: print(piece, end='', flush=True)

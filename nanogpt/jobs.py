@@ -21,12 +21,13 @@ from .lora import export_peft, train_lora
 from .memory import check_memory, dry_run
 from .runs import check_config, closing_evaluation, saved_iteration
 from .runtime import autocast_context, resolve_device, resolve_dtype
-from .sample import TextStream, check_sampling_args, generate_stream, sample_text, seeded_generator
+from .sample import Sampling, TextStream, check_sampling_value, generate_stream, sample_text, seeded_generator
 from .shape import fit_budget
 from .train import PRESETS, train
 
 # %% auto #0
-__all__ = ['default_run', 'model_source', 'read_prompt', 'describe_run', 'train_job', 'loaded_from', 'sample_job', 'export_job']
+__all__ = ['SAMPLE_DEFAULTS', 'default_run', 'model_source', 'read_prompt', 'describe_run', 'train_job', 'loaded_from',
+           'sample_job', 'export_job']
 
 # %% ../nbs/engine/12_jobs.ipynb #a0009c36
 def default_run(device: str = 'auto',  # the device `nanogpt train` would train on
@@ -188,23 +189,24 @@ def _sampling_model(source: str, device: str, quantize: str | None, compile: boo
     return (torch.compile(model) if compile else model), tokenizer
 
 
-def _pieces(model, tokenizer, idx: torch.Tensor, max_new_tokens: int, sampling: dict, generator):
+def _pieces(model, tokenizer, idx: torch.Tensor, max_new_tokens: int, sampling: Sampling,
+            generator):
     "One sample as text pieces: the prompt, each new token's text as it becomes whole, what is left at the end"
     text = TextStream(tokenizer)
     yield ''.join(text.feed(token) for token in idx[0].tolist())
-    for next_id in generate_stream(model, idx, max_new_tokens, generator=generator, **sampling):
+    for next_id in generate_stream(model, idx, max_new_tokens, sampling, generator=generator):
         yield text.feed(next_id.item())
     yield text.finish()
 
 # %% ../nbs/engine/12_jobs.ipynb #bdd0aa19
+SAMPLE_DEFAULTS = Sampling(temperature=0.8, top_k=200)  # nanoGPT's sample.py's; nanogpt sample's
+
+
 def sample_job(source: str,  # what model_source returned
                start: str = '\n',  # the prompt, or FILE:path
                num_samples: int = 3,  # how many samples
                max_new_tokens: int = 500,  # tokens per sample
-               temperature: float = 0.8,  # 0 is greedy
-               top_k: int | None = 200,  # keep the k most likely tokens
-               top_p: float | None = None,  # keep the smallest set reaching this probability
-               repetition_penalty: float = 1.0,  # above 1 discourages tokens already in the context
+               sampling: Sampling = SAMPLE_DEFAULTS,  # how each token is picked (lesson 07)
                seed: int = 1337,  # the same seed gives the same samples
                device: str = 'auto',  # where to sample
                dtype: str = 'auto',  # autocast precision
@@ -213,14 +215,13 @@ def sample_job(source: str,  # what model_source returned
                say=print,  # where a note on the precision goes
               ):
     "Each sample as an iterator of text pieces"
-    sampling = dict(temperature=temperature, top_k=top_k, top_p=top_p, repetition_penalty=repetition_penalty)
-    check_sampling_args(**sampling, max_new_tokens=max_new_tokens, seed=seed)  # lesson 07's rules, by name
+    check_sampling_value('max_new_tokens', max_new_tokens)  # before anything loads
     if num_samples < 1: raise ConfigError(f'--num_samples must be at least 1, got {num_samples}.')
     device = resolve_device(device)
+    generator = seeded_generator(seed, device, '--seed')
     model, tokenizer = _sampling_model(source, device, quantize, compile, say)
     idx = torch.tensor([tokenizer.encode(read_prompt(start))], dtype=torch.long, device=device)  # (1, T)
     if idx.size(1) == 0: raise ConfigError('The prompt is empty: pass --start with at least one character.')
-    generator = seeded_generator(seed, device, '--seed')
     with autocast_context(device, resolve_dtype(dtype, device)):
         for _ in range(num_samples): yield _pieces(model, tokenizer, idx, max_new_tokens, sampling, generator)
 
