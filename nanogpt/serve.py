@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -30,12 +30,12 @@ from .errors import ConfigError, DataError, NanoGPTError, describe
 from .export import quantize_model
 from .files import require
 from .memory import available_memory, human
-from .sample import Decoder, TextStream, apply_repetition_penalty, held_back, sample_next, window_start  # noqa: F401
+from .sample import Decoder, Sampling, TextStream, apply_repetition_penalty, held_back, sample_next, window_start  # noqa: F401
 
 # %% auto #0
-__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'SETTINGS', 'MAX_PROMPT_CHARS', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND',
-           'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'SlotCaches', 'SlotCache', 'Completion', 'rows_mix', 'Engine',
-           'RequestError', 'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts', 'make_app',
+__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND', 'ACCEPT_BURST',
+           'BUSY_BODY', 'BUSY', 'SlotCaches', 'SlotCache', 'Completion', 'rows_mix', 'Engine', 'RequestError',
+           'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts', 'make_app',
            'playground_page', 'listen', 'connection_cap', 'guarded_protocol', 'quiet_descriptor_shortage', 'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
@@ -115,10 +115,7 @@ class Completion:
     ids: list  # the prompt's token ids, at most one context long
     max_tokens: int  # the most tokens to generate
     emit: object  # called from the engine's thread with each event
-    temperature: float = 1.0
-    top_k: int | None = None
-    top_p: float | None = None
-    repetition_penalty: float = 1.0
+    sampling: Sampling = Sampling()  # how each token is picked (lesson 07)
     stops: list = field(default_factory=list)
     seed: int | None = None  # None: a random seed
     generated: int = 0  # tokens generated so far
@@ -264,10 +261,11 @@ def _advance(self: Engine, row: int,
              logits: torch.Tensor):  # (1, V) the row's next-token logits
     "Sample the row's next token with its own settings and generator, hand out its text, and end it once it is done"
     c = self.running[row]
-    logits = logits.float()  # (1, V)
-    if c.repetition_penalty != 1.0:
-        logits = apply_repetition_penalty(logits, torch.tensor([c.seq[c.start:]], device=logits.device), c.repetition_penalty)
-    token = int(sample_next(logits, c.temperature, c.top_k, c.top_p, c.generator))
+    logits, penalty = logits.float(), c.sampling.repetition_penalty  # (1, V)
+    if penalty != 1.0:
+        context = torch.tensor([c.seq[c.start:]], device=logits.device)  # (1, T)
+        logits = apply_repetition_penalty(logits, context, penalty)
+    token = int(sample_next(logits, c.sampling, c.generator))
     c.seq.append(token)
     c.generated += 1
     delta = c.text.feed(token)
@@ -292,20 +290,19 @@ NEUTRAL = {  # OpenAI's fields we accept at these values (...: any value)
     'n': (1,), 'best_of': (1,), 'echo': (False,), 'logprobs': (None,), 'frequency_penalty': (0,),
     'presence_penalty': (0,), 'suffix': (None, ''), 'logit_bias': (None, {}),
     'user': ..., 'stream_options': ...}
-COMPLETION_FIELDS = {'model', 'prompt', 'max_tokens', 'temperature', 'top_p', 'top_k', 'repetition_penalty', 'stop', 'seed', 'stream'}
-SETTINGS = {  # a request's sampling fields: (lesson 07's rule for it, its value when absent or null)
-    'max_tokens': ('max_new_tokens', 16), 'temperature': ('temperature', 1.0), 'top_p': ('top_p', None), 'top_k': ('top_k', None),
-    'repetition_penalty': ('repetition_penalty', 1.0), 'seed': ('seed', None)}
+COMPLETION_FIELDS = {'model', 'prompt', 'max_tokens', 'stop', 'seed', 'stream',  # and Sampling's
+                     *(f.name for f in fields(Sampling))}
 
 
 def sampling_settings(body: dict) -> dict:
-    "The request's sampling settings, each checked by lesson 07's rules (finite, in range, usable in float32), or a 400 naming it"
+    "A request's `sampling`, `max_tokens`, `seed` and `stops`, checked; absent or null: the default"
     try:
-        settings = {name: default if body.get(name) is None else sampling.check_sampling_value(rule, body[name], name)
-                    for name, (rule, default) in SETTINGS.items()}
-        stop = body.get('stop')  # 0, false or {} is refused, not read as no stop
-        stops = [] if stop is None else sampling.check_stops(stop, 'stop')
-        return dict(settings, stops=stops)
+        max_tokens, seed, stop = body.get('max_tokens'), body.get('seed'), body.get('stop')
+        return dict(sampling=Sampling.of(body),
+                    max_tokens=16 if max_tokens is None else
+                    sampling.check_sampling_value('max_new_tokens', max_tokens, 'max_tokens'),
+                    seed=None if seed is None else sampling.check_sampling_value('seed', seed),
+                    stops=[] if stop is None else sampling.check_stops(stop, 'stop'))  # 0: refused
     except sampling.SamplingError as e: raise RequestError(str(e), e.param) from None
 
 # %% ../nbs/12_serving.ipynb #1dd229da
@@ -551,10 +548,14 @@ label{display:inline-block;margin:.5rem 1.2rem .5rem 0}pre{white-space:pre-wrap;
 #status{color:#666}#warnings{color:#a40}</style></head>
 <body><h1>nanogpt playground</h1><p>Model: <b>{{MODEL}}</b></p>
 <textarea id="prompt" rows="3">ROMEO:</textarea><br>
-<label>temperature <input id="temperature" type="range" min="0" max="2" step="0.05" value="0.8"> <span></span></label>
-<label>top-k <input id="top_k" type="range" min="1" max="200" step="1" value="50"> <span></span></label>
-<label>top-p <input id="top_p" type="range" min="0.05" max="1" step="0.05" value="1"> <span></span></label><br>
-<label>max tokens <input id="max_tokens" type="number" min="1" value="200" style="width:5rem"></label>
+<label>temperature <input id="temperature" data-setting type="range" min="0" max="2" step="0.05"
+ value="0.8"> <span></span></label>
+<label>top-k <input id="top_k" data-setting type="range" min="1" max="200" step="1" value="50">
+ <span></span></label>
+<label>top-p <input id="top_p" data-setting type="range" min="0.05" max="1" step="0.05" value="1">
+ <span></span></label><br>
+<label>max tokens <input id="max_tokens" data-setting type="number" min="1" value="200"
+ style="width:5rem"></label>
 <label>API key <input id="api_key" type="password" placeholder="if the server has one"></label>
 <button id="go">Generate</button> <span id="status"></span>
 <p id="warnings"></p>
@@ -564,8 +565,8 @@ const $ = id => document.getElementById(id);
 for (const s of document.querySelectorAll('input[type=range]')) {
   const show = () => s.nextElementSibling.textContent = s.value; s.addEventListener('input', show); show(); }
 $('go').onclick = async () => {
-  const out = $('output'), body = {model: {{MODEL_JSON}}, prompt: $('prompt').value, stream: true,
-    max_tokens: +$('max_tokens').value, temperature: +$('temperature').value, top_k: +$('top_k').value, top_p: +$('top_p').value};
+  const out = $('output'), body = {model: {{MODEL_JSON}}, prompt: $('prompt').value, stream: true};
+  for (const s of document.querySelectorAll('[data-setting]')) body[s.id] = +s.value;  // field: id
   const headers = {'Content-Type': 'application/json'};
   if ($('api_key').value) headers.Authorization = 'Bearer ' + $('api_key').value;
   out.textContent = body.prompt; out.dataset.chunks = out.dataset.reads = 0; $('warnings').textContent = '';
