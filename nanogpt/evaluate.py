@@ -15,11 +15,11 @@ import torch.nn.functional as F
 
 from .checkpoint import WEIGHT_KEYS, find_checkpoint, load_checkpoint, load_model
 from .data import check_tokenizer, load_meta, read_corpus
-from .errors import ConfigError
+from .errors import ConfigError, DataError
 
 # %% auto #0
 __all__ = ['window_ends', 'score_tokens', 'token_bytes', 'calibration', 'summarize', 'evaluate_ids', 'split_ids',
-           'evaluate_split', 'evaluate_text', 'evaluate_run']
+           'evaluate_split', 'evaluate_text', 'run_config', 'evaluate_run']
 
 # %% ../nbs/10_evaluation.ipynb #e670d3f4
 def window_ends(n_targets: int,  # targets to score: ids[1:] of a text of n_targets + 1 tokens
@@ -138,6 +138,18 @@ def evaluate_text(model,  # a GPT
     return evaluate_ids(model, tokenizer, torch.tensor(tokenizer.encode(text)), stride)
 
 # %% ../nbs/10_evaluation.ipynb #f5104bf7
+def run_config(checkpoint: Path,  # a run's checkpoint file
+              ) -> dict:
+    "The settings saved beside `checkpoint` (config.json), else a nanoGPT checkpoint's own; {} if neither says"
+    saved = checkpoint.parent / 'config.json'
+    if not saved.is_file(): return load_checkpoint(checkpoint, keys=WEIGHT_KEYS).get('config', {})
+    try: config = json.loads(saved.read_text())
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, or nested past Python's limit
+        raise DataError(f'{saved} is damaged (not a JSON object): pass --dataset (and --data_dir) to name '
+                        'the data to score, or restore the file.') from None
+    return config if isinstance(config, dict) else {}
+
+
 def evaluate_run(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, or a Hugging Face-layout folder
                  split: str = 'val',  # the split of the run's dataset to score
                  file=None,  # a UTF-8 text file to score instead of a split
@@ -150,9 +162,8 @@ def evaluate_run(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, o
     if file is not None: return {**evaluate_text(model, tokenizer, read_corpus(file), stride), 'file': str(file)}
     if dataset_dir is None:  # the run's config.json names it (a nanoGPT run: its checkpoint's config)
         path = find_checkpoint(source) if Path(source).is_dir() else None
-        if path is not None and (path.parent / 'config.json').is_file(): config = json.loads((path.parent / 'config.json').read_text())
-        else: config = load_checkpoint(path, keys=WEIGHT_KEYS).get('config', {}) if path else {}
-        if 'dataset' not in config:
+        config = run_config(path) if path is not None else {}
+        if not isinstance(config.get('dataset'), str):
             raise ConfigError(f'{source} does not say which dataset it was trained on: pass --dataset (and --data_dir), or --file.')
         dataset_dir = Path(config.get('data_dir', 'data')) / config['dataset']
     return {**evaluate_split(model, tokenizer, dataset_dir, split, stride), 'split': split, 'dataset': str(dataset_dir)}
