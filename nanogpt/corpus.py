@@ -115,12 +115,13 @@ def _text(value,  # a record's text field
     "`value` if it is text a tokenizer takes, else a DataError that says where and why"
     if not isinstance(value, str):
         kind = 'null' if value is None else type(value).__name__
-        raise DataError(f'{where}: its field {text_field!r} holds {kind}, not text. Pass --text_field NAME '
-                        'of a text field.')
+        raise DataError(f'{where}: its field {text_field!r} holds {kind}, not text. Pass '
+                        '--text_field NAME of a text field.')
     try: value.encode('utf-8')
     except UnicodeEncodeError as e:
-        raise DataError(f'{where}: its text holds a lone surrogate ({value[e.start]!r} at character '
-                        f'{e.start:,}), which is no character and has no UTF-8. Fix or drop that escape.') from None
+        raise DataError(f'{where}: its text holds a lone surrogate ({value[e.start]!r} at '
+                        f'character {e.start:,}), which is no character and has no UTF-8. '
+                        'Fix or drop that escape.') from None
     return value
 
 
@@ -131,12 +132,12 @@ def _parquet_texts(path: Path, text_field: str) -> Iterator[str]:
         table = pq.ParquetFile(path)
         names = table.schema_arrow.names
         if text_field not in names:
-            raise DataError(f'{path} has no column {text_field!r} (its columns: {", ".join(names)}). '
-                            'Pass --text_field NAME.')
+            raise DataError(f'{path} has no column {text_field!r} (its columns: '
+                            f'{", ".join(names)}). Pass --text_field NAME.')
         kind = table.schema_arrow.field(text_field).type
         if str(kind) not in ('string', 'large_string'):
-            raise DataError(f'{path}: its column {text_field!r} holds {kind}, not text. Pass --text_field '
-                            'NAME of a text column.')
+            raise DataError(f'{path}: its column {text_field!r} holds {kind}, not text. Pass '
+                            '--text_field NAME of a text column.')
         for batch in table.iter_batches(columns=[text_field], batch_size=1024):
             yield from (text for text in batch.column(0).to_pylist() if text)
     except DataError: raise
@@ -150,16 +151,19 @@ def _documents_of(path: Path,  # a .jsonl, .json (one object per line) or .parqu
                  ) -> Iterator[str]:
     "The documents of one file of records"
     if path.suffix == '.parquet':
-        for text in _parquet_texts(path, text_field): digest.update(text.encode('utf-8')); yield text
+        for text in _parquet_texts(path, text_field):
+            digest.update(text.encode('utf-8'))
+            yield text
         return
     with _open_regular(path, 'Pass a JSON Lines file.') as f:
         for number, line in enumerate(f, 1):
             digest.update(line)
             if not line.strip(): continue
             try: record = json.loads(line)
-            except (ValueError, RecursionError) as e:  # RecursionError: nested deeper than Python's stack
+            except (ValueError, RecursionError) as e:  # nested deeper than Python's stack
                 reason = 'nested too deeply' if isinstance(e, RecursionError) else e
-                raise DataError(f'{path} line {number} is not JSON a record can be read from ({reason}).') from None
+                raise DataError(f'{path} line {number} is not JSON a record can be read from '
+                                f'({reason}).') from None
             if not isinstance(record, dict) or text_field not in record:
                 fields = ', '.join(record) if isinstance(record, dict) else type(record).__name__
                 raise DataError(f'{path} line {number} has no text field {text_field!r} (it has: {fields}). '
@@ -187,7 +191,9 @@ def _hf_documents(source: str, text_field: str, digest) -> Iterator[str]:
         if text_field not in row:
             raise DataError(f'{source} has no field {text_field!r} (it has: {", ".join(row)}). Pass --text_field NAME.')
         if row[text_field] is None: continue
-        if text := _text(row[text_field], str(source), text_field): digest.update(text.encode('utf-8')); yield text
+        if text := _text(row[text_field], str(source), text_field):
+            digest.update(text.encode('utf-8'))
+            yield text
 
 # %% ../nbs/engine/14_corpora.ipynb #4f47445f
 RECORD_SUFFIXES = ('.jsonl', '.json', '.parquet')  # files of documents, one per record
@@ -196,7 +202,7 @@ RECORD_SUFFIXES = ('.jsonl', '.json', '.parquet')  # files of documents, one per
 def _visible_files(root: Path,  # the folder the paths are under
                    paths: Iterable[Path],  # what a walk below `root` found
                   ) -> list[Path]:
-    "The files among `paths`, sorted: none hidden or behind a link to a folder below `root`, each real file once"
+    "The files among `paths`, sorted: none hidden or behind a linked folder below `root`, each once"
     files, seen = [], set()
     for path in sorted(paths):
         inside = path.relative_to(root).parts
@@ -207,12 +213,12 @@ def _visible_files(root: Path,  # the folder the paths are under
 
 
 def corpus_files(source) -> list[Path]:  # a file, a folder, or a glob such as 'shards/**/*.jsonl'
-    "The files of a corpus: the file itself, or the visible files under a folder or a glob, links to folders not followed"
+    "The files of a corpus: the file itself, or the visible files under a folder or a glob"
     parts = Path(str(source)).parts
-    if glob.has_magic(str(source)):  # pathlib's `**` does not descend into a link to a folder, as `rglob` does not
+    if glob.has_magic(str(source)):  # pathlib's `**`, as `rglob`, enters no link to a folder
         magic = next(i for i, part in enumerate(parts) if glob.has_magic(part))
         root = Path(*parts[:magic]) if magic else Path('.')
-        pattern = str(Path(*parts[magic:], *(['*'] if parts[-1] == '**' else [])))  # '**' alone: its files too
+        pattern = str(Path(*parts[magic:], *(['*'] if parts[-1] == '**' else [])))  # and files
         files = _visible_files(root, root.glob(pattern))
         if not files: raise MissingError(f'{source} matches no file.')
         return files
@@ -329,8 +335,9 @@ def corpus_tokenizer(kind: str,  # 'char', 'bpe' or a tiktoken encoding name ('g
         return CharTokenizer(''.join(sorted(chars)))
     if kind == 'bpe':
         if vocab_size is None or vocab_size < 257:
-            raise ConfigError(f'A BPE tokenizer needs a --vocab_size of at least 257 (256 bytes and '
-                              f'<|endoftext|>, then the merges), got {vocab_size}: pass e.g. --vocab_size 1024.')
+            raise ConfigError(f'A BPE tokenizer needs a --vocab_size of at least 257 (256 bytes '
+                              f'and <|endoftext|>, then the merges), got {vocab_size}: pass e.g. '
+                              '--vocab_size 1024.')
         return corpus_bpe(reader, vocab_size)
     if kind not in tiktoken_names():
         raise ConfigError(f"Unknown tokenizer {kind!r}: use 'char', 'bpe' or a tiktoken encoding "
@@ -367,7 +374,7 @@ def train_bpe_fast(texts: Iterable[str],  # the training text, in pieces
     tk = _optional('tokenizers', 'Training a BPE on a large corpus')
     n_merges = vocab_size - 257
     if n_merges < 0: raise ConfigError(f'vocab_size {vocab_size} is too small: use at least 257.')
-    if n_merges == 0: return BPETokenizer([], pattern, {'<|endoftext|>': 256})  # the bytes alone, as lesson 01's
+    if n_merges == 0: return BPETokenizer([], pattern, {'<|endoftext|>': 256})  # bytes alone
     tokenizer = tk.Tokenizer(tk.models.BPE())
     tokenizer.pre_tokenizer = tk.pre_tokenizers.Sequence([
         tk.pre_tokenizers.Split(tk.Regex(pattern), behavior='isolated'),
@@ -466,14 +473,15 @@ def separator_ids(tokenizer, single_text: bool) -> np.ndarray:
 
 # %% ../nbs/engine/14_corpora.ipynb #24edd614
 def _processes(num_proc) -> int:  # --num_proc: None for one per core
-    "How many processes tokenize: one per core by default, never more than the cores (said on stderr)"
+    "How many processes tokenize: one per core by default, never more than the cores (said so)"
     cores = len(os.sched_getaffinity(0))
     if num_proc is None: return cores
     if isinstance(num_proc, bool) or not isinstance(num_proc, int) or num_proc < 1:
-        raise ConfigError(f'--num_proc must be a whole number of processes, at least 1, got {num_proc!r}; leave '
-                          f'it out for one per core ({cores} here).')
+        raise ConfigError(f'--num_proc must be a whole number of processes, at least 1, got '
+                          f'{num_proc!r}; leave it out for one per core ({cores} here).')
     if num_proc > cores:
-        print(f'prepare: --num_proc {num_proc} is more than the {cores} cores here: using {cores}.', file=sys.stderr)
+        print(f'prepare: --num_proc {num_proc} is more than the {cores} cores here: using {cores}.',
+              file=sys.stderr)
     return min(num_proc, cores)
 
 # %% ../nbs/engine/14_corpora.ipynb #eb90a968
@@ -495,8 +503,9 @@ def _write_splits(reader: Reader, tokenizer, folder: Path, num_proc: int, progre
         for out in outs.values(): out.close()
     except BaseException:
         for split, out in outs.items(): out.close(); paths[split].unlink(missing_ok=True)
-        if progress and shown:  # end the progress line, so that the error is read on a line of its own
-            progress(bytes_read=reader.bytes_read, tokens=sum(tokens.values()), seconds=shown - start, done=True)
+        if progress and shown:  # end the progress line: the error gets a line of its own
+            progress(bytes_read=reader.bytes_read, tokens=sum(tokens.values()),
+                     seconds=shown - start, done=True)
         raise
     return {split: (paths[split], tokens[split]) for split in paths}
 
@@ -526,14 +535,16 @@ def prepare_corpus(source,  # a text file, a folder or glob of text/JSON Lines/P
     files = [] if is_hf_dataset(source) else corpus_files(source)
     if (Path(str(source)).is_dir() or glob.has_magic(str(source))) and any(
             folder.resolve() in Path(path).resolve().parents for path in files):
-        raise ConfigError(f'{folder} holds files of the corpus {source}: the dataset would be written among them '
-                          'and read as part of it next time. Pass another --name, or a --data_dir outside it.')
+        raise ConfigError(f'{folder} holds files of the corpus {source}: the dataset would be '
+                          'written among them and read as part of it next time. Pass another '
+                          '--name, or a --data_dir outside it.')
     num_proc = _processes(num_proc)
     start = time.time()
-    with staged_folder(folder, drop=DATASET_FILES) as staging:  # swapped in for the old dataset whole, or removed
+    with staged_folder(folder, drop=DATASET_FILES) as staging:  # swapped in whole, or removed
         copies = spool_pipes(files, staging)
         files = [copies.get(path, path) for path in files]
-        tok = corpus_tokenizer(tokenizer, Reader(source, files, text_field, val_fraction, staging), vocab_size)
+        first = Reader(source, files, text_field, val_fraction, staging)
+        tok = corpus_tokenizer(tokenizer, first, vocab_size)
         main = Reader(source, files, text_field, val_fraction, staging)
         if progress: progress = functools.partial(progress, total_bytes=sum(p.stat().st_size for p in files))
         splits = _write_splits(main, tok, staging, num_proc, progress)
@@ -561,9 +572,10 @@ def _dataset_files(reader: Reader, tok, splits: dict, source, kind: str) -> tupl
                  'trainer': bpe_trainer()}
     if len(reader.digests) == 1: source_sha256 = next(iter(reader.digests.values())).hexdigest()
     else: source_sha256 = hashlib.sha256(''.join(f'{d.hexdigest()}  {n}\n' for n, d in reader.digests.items())
-                                         .encode('utf-8', 'surrogateescape')).hexdigest()  # of a sha256sum listing
+                                         .encode('utf-8', 'surrogateescape')).hexdigest()
     meta = {'vocab_size': tok.vocab_size, 'dtype': token_dtype(tok.vocab_size).name, 'tokenizer': entry,
-            'tokenizer_id': tokenizer_id(tok.to_meta()), 'tokens': tokens, 'source': shown_name(source),
+            'tokenizer_id': tokenizer_id(tok.to_meta()), 'tokens': tokens,
+            'source': shown_name(source),
             'source_sha256': source_sha256, 'documents': dict(reader.documents), 'bytes_read': reader.bytes_read}
     files['meta.json'] = (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode()
     return meta, files

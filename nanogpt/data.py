@@ -131,7 +131,7 @@ def shown_name(path) -> str:  # a path whose name may not be UTF-8
 
 # %% ../nbs/02_data.ipynb #c5b9f43a
 BPE_FILE = 'tokenizer.json'  # a trained byte-pair encoding, kept beside meta.json
-DATASET_FILES = ('train.bin', 'val.bin', 'meta.json', BPE_FILE)  # a set replaces all of an older one
+DATASET_FILES = ('train.bin', 'val.bin', 'meta.json', BPE_FILE)  # all of an older set goes
 
 
 def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a UTF-8 text file
@@ -177,7 +177,7 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
             'tokenizer_id': tokenizer_id(tok.to_meta()), 'tokens': {'train': n_train, 'val': n_val},
             'source': shown_name(path), 'source_sha256': source_sha256}
     files['meta.json'] = (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode()
-    return write_file_set(folder, files, drop=DATASET_FILES)  # replaces the old dataset whole, or leaves it as it was
+    return write_file_set(folder, files, drop=DATASET_FILES)  # the old dataset whole, or the new
 
 # %% ../nbs/02_data.ipynb #95241136
 def course_copy(name: str = 'data/shakespeare_char/input.txt',  # the file to look for
@@ -211,7 +211,7 @@ def load_meta(dataset_dir) -> dict:
     path = dataset_dir / 'meta.json'
     hint = f'Prepare it first, e.g. `nanogpt prepare shakespeare_char --data_dir {dataset_dir.parent}`.'
     if not dataset_dir.exists():
-        with contextlib.suppress(OSError): clean_leftovers(dataset_dir)  # a prepare killed mid-swap: the old set back
+        with contextlib.suppress(OSError): clean_leftovers(dataset_dir)  # a prepare killed mid-swap
     if not path.exists(): raise MissingError(f'No prepared dataset in {dataset_dir} (no meta.json). {hint}')
     try: meta = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e: raise DataError(f'{path} is not valid JSON ({e}). {hint}') from None

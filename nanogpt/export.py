@@ -214,7 +214,7 @@ NO_INT8 = {'pt2': "torch.export cannot save PyTorch's int8 layers (their packed 
 def check_export_folder(path: Path,  # the folder to write
                         format: str,  # one of FORMATS, or the name of another export ('peft')
                         overwrite: bool = False,  # replace a previous export in `format`
-                        files: tuple | None = None,  # the files such an export holds, its model first (None: FORMATS')
+                        files: tuple | None = None,  # its files, model first (None: FORMATS')
                        ):
     "Refuse a folder unless it is absent or empty, or holds a previous export in `format` and `overwrite` says to replace it"
     if path.exists() and not path.is_dir(): raise ConfigError(f'{path} is a file: pass a folder to write the export into.')
@@ -230,13 +230,13 @@ def check_export_folder(path: Path,  # the folder to write
                           'or another folder.')
 
 
-def write_export_folder(path,  # the folder to write: absent, empty, or a previous export with `overwrite`
+def write_export_folder(path,  # the folder to write: absent, empty, or an export to overwrite
                         format: str,  # the export's format, for `check_export_folder`
                         write,  # called with a new, empty folder, which it fills
                         overwrite: bool = False,  # replace a previous export in `format`
-                        files: tuple | None = None,  # the files such an export holds, as for `check_export_folder`
+                        files: tuple | None = None,  # its files, as for `check_export_folder`
                        ) -> Path:
-    "Fill a new folder with `write` and swap it in for `path` in one step (`staged_folder`), by the folder rules"
+    "Fill a new folder with `write` and swap it in for `path` whole (`staged_folder`), by the rules"
     path = Path(path).resolve()
     clean_leftovers(path)  # what an export killed earlier left beside it
     check_export_folder(path, format, overwrite, files)
@@ -276,8 +276,9 @@ def export_model(model: GPT,  # the model to export (put in eval mode)
         if quantize not in QUANTIZE_SCHEMES: raise ConfigError(f'Unknown quantization {quantize!r} for export: use int8 (with onnx).')
         raise ConfigError(f'--format {format} with --quantize {quantize} does not exist: {NO_INT8.get(format, "")}. The combinations '
                           f'are onnx, onnx with int8, pt2 and hf; for int8 use --format onnx --quantize int8, or sample with --quantize int8.')
-    path = write_export_folder(path, format, lambda folder: write_export(model, folder, format, quantize, tokenizer),
-                               overwrite)
+    write = functools.partial(write_export, model, format=format, quantize=quantize,
+                              tokenizer=tokenizer)
+    path = write_export_folder(path, format, write, overwrite)
     return path / FORMATS[format][0]
 
 

@@ -59,18 +59,19 @@ def atomic_write_bytes(path, data: bytes):
 
 
 # %% ../nbs/engine/01_files.ipynb #93ce0e7d
-AT_FDCWD, RENAME_EXCHANGE = -100, 2  # renameat2's "the working folder" and "swap the two names" (Linux)
-TEMPORARY = re.compile(r'.*\.[0-9a-f]{8}\.(tmp|old|partial)(\.\w+)?|\..*\.[0-9a-f]{8}\.spool')  # our files mid-write
+AT_FDCWD, RENAME_EXCHANGE = -100, 2  # Linux renameat2's "the working folder", "swap the names"
+TEMPORARY = re.compile(r'.*\.[0-9a-f]{8}\.(tmp|old|partial)(\.\w+)?|\..*\.[0-9a-f]{8}\.spool')
 
 
 def exchange(a, b) -> bool:
-    "Swap the names `a` and `b` in one step (Linux's renameat2 RENAME_EXCHANGE); False where the system cannot"
+    "Swap the names `a` and `b` in one step (Linux's renameat2); False where the system cannot"
     renameat2 = getattr(ctypes.CDLL(None, use_errno=True), 'renameat2', None)
     if renameat2 is None: return False
-    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    if renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0: return True
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p] * 2 + [ctypes.c_uint]
+    if renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
+        return True
     code = ctypes.get_errno()
-    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP): return False  # a kernel or file system without it
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP): return False  # not on this system
     raise OSError(code, os.strerror(code), str(b))
 
 
@@ -89,10 +90,10 @@ def replace_folder(new,  # a finished folder beside `path` (on the same file sys
                    path):  # where it goes: absent, an empty folder, or a folder to replace
     "Put `new` at `path` in one step a crash cannot split; the folder it replaces is then removed"
     new, path = Path(new), Path(path)
-    if not os.path.lexists(path) or (path.is_dir() and not path.is_symlink() and not any(path.iterdir())):
-        return os.replace(new, path)  # one rename, onto nothing or an empty folder
+    empty = path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+    if empty or not os.path.lexists(path): return os.replace(new, path)  # one rename
     if exchange(new, path): return _remove(new)  # `new` now names the old folder
-    old = _aside(path, 'old')  # no exchange here: two renames, and `clean_leftovers` undoes a crash between them
+    old = _aside(path, 'old')  # two renames; `clean_leftovers` undoes a crash between them
     os.rename(path, old)
     try: os.rename(new, path)
     except BaseException: os.rename(old, path); raise
@@ -109,7 +110,7 @@ def _alive(pid: str | None) -> bool:
 
 
 def clean_leftovers(path):  # a folder that `replace_folder` or `staged_folder` fills
-    "Undo what a killed writer left beside `path`: a folder set aside comes back if `path` is gone, the rest goes"
+    "Undo what a killed writer left beside `path`: a folder set aside comes back, the rest goes"
     path = Path(path)
     if not path.parent.is_dir(): return
     pattern = re.compile(rf'\.{re.escape(path.name)}\.(?:(\d+)\.)?[0-9a-f]{{8}}\.(new|old|tmp)')
@@ -121,7 +122,7 @@ def clean_leftovers(path):  # a folder that `replace_folder` or `staged_folder` 
 
 
 def _carry(src: Path, dst: Path):
-    "`src` (a file, a link or a folder) at `dst` too, by hard links where the system allows, else a copy"
+    "`src` (a file, a link or a folder) at `dst` too, by hard links where allowed, else a copy"
     def link(a, b):
         try: os.link(a, b, follow_symlinks=False)
         except OSError: shutil.copy2(a, b, follow_symlinks=False)
@@ -132,9 +133,9 @@ def _carry(src: Path, dst: Path):
 
 @contextmanager
 def staged_folder(path,  # the folder to create or replace
-                  drop: tuple | None = None,  # None: keep nothing of the old folder; else what of it not to keep
+                  drop: tuple | None = None,  # the old folder's files not to keep (None: keep none)
                  ):
-    "A new hidden folder beside `path` to fill; when the block ends it replaces `path` in one step, if it raises it goes"
+    "A new hidden folder beside `path` to fill, swapped in for `path` at the end, removed on error"
     path = Path(path)
     clean_leftovers(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,17 +143,18 @@ def staged_folder(path,  # the folder to create or replace
     staging.mkdir()
     try:
         yield staging
-        if drop is not None and path.is_dir():  # the old folder's other files, e.g. the text a dataset came from
+        if drop is not None and path.is_dir():  # the old folder's other files, e.g. a text
             for entry in path.iterdir():
-                if not (entry.name in drop or TEMPORARY.fullmatch(entry.name) or os.path.lexists(staging / entry.name)):
-                    _carry(entry, staging / entry.name)
+                new = staging / entry.name
+                skip = entry.name in drop or TEMPORARY.fullmatch(entry.name) or os.path.lexists(new)
+                if not skip: _carry(entry, new)
         replace_folder(staging, path)
     finally:
         if os.path.lexists(staging): _remove(staging)
 
 # %% ../nbs/engine/01_files.ipynb #fa3de54d
 def put_files(folder,  # a folder being filled, e.g. by `staged_folder`
-              files: dict,  # file name -> its bytes, or a Path of a file written already, moved in
+              files: dict,  # file name -> its bytes, or the Path of a file written already
              ):
     "Write `files` into `folder`: bytes written, Paths renamed in (mode: as the umask allows)"
     for name, data in files.items():
@@ -161,12 +163,13 @@ def put_files(folder,  # a folder being filled, e.g. by `staged_folder`
 
 
 def write_file_set(folder,  # the folder that holds the set
-                   files: dict,  # file name -> its bytes, or a Path of a file written already, moved in
+                   files: dict,  # file name -> its bytes, or the Path of a file written already
                    drop: tuple = (),  # files of the old folder to remove with it (an older set's)
                   ) -> Path:
-    "Replace `folder` by a copy holding `files`, swapped in whole by `staged_folder`; its other files stay"
+    "Replace `folder` by a copy holding `files`, swapped in whole (`staged_folder`); others stay"
     try:
-        with staged_folder(folder, drop=tuple(files) + tuple(drop)) as staging: put_files(staging, files)
+        with staged_folder(folder, drop=tuple(files) + tuple(drop)) as staging:
+            put_files(staging, files)
     except BaseException:
         for data in files.values():
             if isinstance(data, Path): data.unlink(missing_ok=True)  # a new file, never to be used

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 from pathlib import Path
@@ -222,18 +223,18 @@ def save_peft_adapter(model: nn.Module,  # a model with adapters (one rank and a
     return path
 
 
-PEFT_FILES = ('adapter_model.safetensors', 'adapter_config.json')  # what a peft adapter's folder holds
+PEFT_FILES = ('adapter_model.safetensors', 'adapter_config.json')  # a peft adapter's folder
 
 
 def export_peft(source,  # the out_dir of a LoRA run
-                path,  # the folder to write: absent, empty, or a previous peft export with `overwrite`
+                path,  # the folder to write: absent, empty, or a peft export to overwrite
                 overwrite: bool = False,  # replace a previous peft export at `path`
                ) -> Path:
     "`nanogpt export --format peft`: a LoRA run's adapters in peft's layout; returns the weights file"
-    from nanogpt.export import write_export_folder  # the rules every export follows, and its folder swapped in whole
+    from nanogpt.export import write_export_folder  # every export's rules, its folder swapped in
     model, record, _ = load_lora(source)
-    return write_export_folder(path, 'peft', lambda folder: save_peft_adapter(model, folder, record['base']),
-                               overwrite, PEFT_FILES) / PEFT_FILES[0]
+    write = functools.partial(save_peft_adapter, model, base=record['base'])
+    return write_export_folder(path, 'peft', write, overwrite, PEFT_FILES) / PEFT_FILES[0]
 
 # %% ../nbs/13_lora.ipynb #37fd95ff
 def load_peft_adapter(model: GPT,  # the base model the adapter was trained on (changed in place)
