@@ -21,20 +21,14 @@ from .data import load_meta
 from .errors import ConfigError, MissingError
 from .model import GPT, GPTConfig
 from .pretrained import GPT2_SIZES, config_from_hf
-from .runtime import autocast_context, resolve_dtype
+from .runtime import GiB, MiB, autocast_context, available_memory, human, resolve_dtype  # noqa: F401
 from .train import SCRATCH_SHAPE, TrainConfig, build_optimizer, configure_optimizer, train_step
 
 # %% auto #0
-__all__ = ['GiB', 'MiB', 'BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'CPU_MARGIN', 'human', 'param_count', 'optimizer_bytes',
-           'measure_step', 'saved_bytes', 'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak',
-           'kv_cache_bytes', 'fitting_settings', 'memory_report', 'run_config', 'available_memory', 'start_config',
-           'run_memory_estimate', 'dry_run', 'check_memory']
-
-# %% ../nbs/engine/05_memory.ipynb #93c735e2
-GiB, MiB = 2**30, 2**20
-
-
-def human(n: float) -> str: return f'{n / GiB:.2f} GiB' if n >= GiB else f'{n / MiB:.1f} MiB'  # bytes, readably
+__all__ = ['BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'CPU_MARGIN', 'param_count', 'optimizer_bytes', 'measure_step',
+           'saved_bytes', 'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak', 'kv_cache_bytes',
+           'fitting_settings', 'memory_report', 'run_config', 'start_config', 'run_memory_estimate', 'dry_run',
+           'check_memory']
 
 # %% ../nbs/engine/05_memory.ipynb #978cbe52
 BYTES = {'float32': 4, 'bfloat16': 2, 'float16': 2}  # bytes per element of each dtype a run computes in
@@ -254,15 +248,6 @@ def run_config(cfg: TrainConfig,  # the run's settings
     if cfg.block_size is not None and cfg.block_size < base.block_size: changes['block_size'] = cfg.block_size  # fine-tuning crops
     return replace(base, **changes)
 
-
-def available_memory(device: str,  # a resolved device: 'cpu', 'cuda', 'cuda:1', 'mps'
-                    ) -> int | None:
-    "Bytes free on `device`: CUDA's mem_get_info, MemAvailable of /proc/meminfo on a Linux CPU, else None"
-    if device.startswith('cuda'): return torch.cuda.mem_get_info(device)[0]
-    meminfo = Path('/proc/meminfo')
-    if device != 'cpu' or not meminfo.is_file(): return None
-    line = next((row for row in meminfo.read_text().splitlines() if row.startswith('MemAvailable:')), None)
-    return int(line.split()[1]) * 1024 if line else None  # the file counts in kB
 
 # %% ../nbs/engine/05_memory.ipynb #b035cc71
 def start_config(cfg):  # a TrainConfig

@@ -26,11 +26,11 @@ from .errors import ConfigError, describe
 from .files import atomic_write_bytes, rng_state, set_rng_state
 
 # %% auto #0
-__all__ = ['DTYPES', 'FEATURE_FLAGS', 'BF16_FLAGS', 'KERNELS', 'CACHE_FILE', 'BF16_MARGIN', 'PEAK_FLOPS', 'resolve_device',
-           'resolve_dtype', 'autocast_context', 'cpu_features', 'machine_key', 'training_step', 'time_steps',
-           'cache_dir', 'cached', 'remember', 'faster_dtype', 'choose_cpu_dtype', 'measured_cpu_flops', 'peak_flops',
-           'keep_freed_memory', 'configure_process', 'autocast_float32', 'sdpa', 'compile_model', 'StopRequest',
-           'process_started']
+__all__ = ['DTYPES', 'FEATURE_FLAGS', 'BF16_FLAGS', 'KERNELS', 'CACHE_FILE', 'BF16_MARGIN', 'PEAK_FLOPS', 'GiB', 'MiB',
+           'resolve_device', 'resolve_dtype', 'autocast_context', 'cpu_features', 'machine_key', 'training_step',
+           'time_steps', 'cache_dir', 'cached', 'remember', 'faster_dtype', 'choose_cpu_dtype', 'measured_cpu_flops',
+           'peak_flops', 'keep_freed_memory', 'configure_process', 'human', 'available_memory', 'autocast_float32',
+           'sdpa', 'compile_model', 'StopRequest', 'process_started']
 
 # %% ../nbs/engine/03_machine.ipynb #aa011e48
 DTYPES = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}
@@ -251,6 +251,22 @@ def configure_process(device: str,  # the resolved device a command will train o
         changed.append('tf32')
     if device == 'cpu' and keep_freed_memory(): changed.append('keep_freed_memory')
     return changed
+
+# %% ../nbs/engine/03_machine.ipynb #aeab2173
+GiB, MiB = 2**30, 2**20
+
+
+def human(n: float) -> str: return f'{n / GiB:.2f} GiB' if n >= GiB else f'{n / MiB:.1f} MiB'  # bytes, readably
+
+
+def available_memory(device: str,  # a resolved device: 'cpu', 'cuda', 'cuda:1', 'mps'
+                    ) -> int | None:
+    "Bytes free on `device`: CUDA's mem_get_info, MemAvailable of /proc/meminfo on a Linux CPU, else None"
+    if device.startswith('cuda'): return torch.cuda.mem_get_info(device)[0]
+    meminfo = Path('/proc/meminfo')
+    if device != 'cpu' or not meminfo.is_file(): return None
+    line = next((row for row in meminfo.read_text().splitlines() if row.startswith('MemAvailable:')), None)
+    return int(line.split()[1]) * 1024 if line else None  # the file counts in kB
 
 # %% ../nbs/engine/03_machine.ipynb #6d753928
 def _cpu_autocast(t: torch.Tensor) -> bool: return t.device.type == 'cpu' and torch.is_autocast_enabled('cpu')
