@@ -24,7 +24,7 @@ from .model import GPT, LAYER_NORM_EPS, MLP, Block, LayerNorm
 __all__ = ['GREEDY_BELOW', 'MAX_STOPS', 'MAX_STOP_CHARS', 'SAMPLING_RULES', 'apply_repetition_penalty', 'filter_logits',
            'sample_next', 'SamplingError', 'brief_repr', 'setting', 'Sampling', 'sampling_of', 'check_sampling_value',
            'check_stops', 'seeded_generator', 'window_start', 'KVCache', 'plain', 'Twin', 'Decoder', 'generate_stream',
-           'generate', 'held_back', 'TextStream', 'sample_text', 'sampling_sliders']
+           'generate', 'held_back', 'TextStream', 'sample_text', 'sampling_sliders', 'keep_min_p']
 
 # %% ../nbs/07_sampling.ipynb #6b650b8a
 def apply_repetition_penalty(logits: torch.Tensor, context: torch.Tensor, penalty: float) -> torch.Tensor:
@@ -39,7 +39,7 @@ def filter_logits(logits: torch.Tensor,  # (B, V)
                   sampling: Sampling | None = None,  # the settings (default: `Sampling()`)
                   **settings,  # or some of them as keywords: top_k=5
                  ) -> torch.Tensor:
-    "Logits (B, V) with everything outside the top-k and the top-p nucleus set to -inf; the most likely token always stays"
+    "Logits (B, V) with all outside top-k, top-p and min-p set to -inf; the most likely token stays"
     sampling = sampling_of(sampling, settings)
     top_k, top_p = sampling.top_k, sampling.top_p
     if top_k is not None and top_k < logits.size(-1):
@@ -51,6 +51,7 @@ def filter_logits(logits: torch.Tensor,  # (B, V)
         drop = cumulative - sorted_logits.softmax(dim=-1) >= top_p  # mass before this token already reaches p
         drop[:, 0] = False  # the most likely token stays, even when top_p is below float32's smallest number and compares as 0
         logits = logits.masked_fill(drop.scatter(1, order, drop), float('-inf'))
+    if sampling.min_p: logits = keep_min_p(logits, sampling.min_p)  # Exercise 1's; see the end
     return logits
 
 
@@ -114,6 +115,9 @@ class Sampling:
     top_p: float | None = setting(
         None, lambda p: 0 < p <= 1, 'in (0, 1] (or None for no limit)',
         'keep the smallest set of tokens whose probability reaches p')
+    min_p: float | None = setting(
+        None, lambda p: 0 <= p <= 1, 'in [0, 1] (0 or None: off)',
+        'keep the tokens at least min_p times as likely as the most likely one')
     repetition_penalty: float = setting(
         1.0, lambda r: 0.01 <= r <= 100, 'a number in [0.01, 100] (1 means none)',
         'above 1 discourages tokens already in the context')
@@ -402,3 +406,12 @@ def sampling_sliders(model,  # a GPT
         repetition_penalty=slider(widgets.FloatSlider, 'repetition penalty', value=1.0, min=1.0, max=2.0, step=0.05),
         seed=slider(widgets.IntSlider, 'seed', value=1337, min=0, max=10_000),
         length=slider(widgets.IntSlider, 'length', value=200, min=10, max=1000, step=10))
+
+# %% ../nbs/07_sampling.ipynb #7e1b2c91
+def keep_min_p(logits: torch.Tensor,  # (B, V)
+               min_p: float,  # in [0, 1]: the bar, as a share of each row's top probability
+              ) -> torch.Tensor:
+    "Logits (B, V) with each token less likely than `min_p` times its row's top one set to -inf"
+    probs = logits.softmax(dim=-1)  # (B, V)
+    bar = min_p * probs.max(dim=-1, keepdim=True).values  # (B, 1): a bar for each row
+    return logits.masked_fill(probs < bar, float('-inf'))  # (B, V)

@@ -553,6 +553,8 @@ label{display:inline-block;margin:.5rem 1.2rem .5rem 0}pre{white-space:pre-wrap;
 <label>top-k <input id="top_k" data-setting type="range" min="1" max="200" step="1" value="50">
  <span></span></label>
 <label>top-p <input id="top_p" data-setting type="range" min="0.05" max="1" step="0.05" value="1">
+ <span></span></label>
+<label>min-p <input id="min_p" data-setting type="range" min="0" max="0.5" step="0.01" value="0">
  <span></span></label><br>
 <label>max tokens <input id="max_tokens" data-setting type="number" min="1" value="200"
  style="width:5rem"></label>
