@@ -593,6 +593,9 @@ def prepare_dataset(source,  # a built-in dataset ('shakespeare_char', 'shakespe
                     progress: Callable | None = None,  # called about once a second with bytes_read, tokens, seconds
                    ) -> Path:
     "What `nanogpt prepare` runs: a built-in dataset through lesson 02's `prepare`, anything else streamed"
+    if not str(source).strip():  # Path('') is the current folder: never read it unasked
+        raise ConfigError('No dataset given: pass a built-in dataset (shakespeare_char, shakespeare), a file, a '
+                          'folder, a glob or hf:NAME.')
     if str(source) in DATASETS:
         return prepare(source, data_dir, name=name, tokenizer=tokenizer, vocab_size=vocab_size,
                        val_fraction=val_fraction, src=src)
