@@ -14,6 +14,9 @@ LAYERS = {  # bottom to top
     'training and inference': ('runs', 'train', 'shape', 'config', 'memory', 'distributed', 'lora', 'sample', 'evaluate', 'export', 'serve', 'jobs'),
     'command line': ('cli', 'bench', '__main__', '__init__'),  # the package's front door imports what it attaches
 }
+# Inference never imports training, directly or through another module: a server or an export loads no trainer.
+INFERENCE = ('sample', 'evaluate', 'export', 'serve')
+TRAINING = ('runs', 'train', 'shape', 'config', 'memory', 'distributed', 'lora', 'jobs')
 root = Path(__file__).resolve().parent.parent
 package = root / 'nanogpt'
 level = {module: i for i, modules in enumerate(LAYERS.values()) for module in modules}
@@ -60,7 +63,19 @@ def check(package: Path) -> list:
         problems += [f'{m} ({layer_name[level[m]]}) imports {d} ({layer_name[level[d]]}), a layer above its own'
                      for d in sorted(edges[m]) if m in level and d in level and level[d] > level[m]]
     problems += [f'an import cycle: {c}' for c in cycles(edges)]
+    for m in INFERENCE:
+        reached = reachable(edges, m) & set(TRAINING)
+        if reached: problems.append(f'{m} (inference) reaches {", ".join(sorted(reached))} (training)')
     return problems
+
+
+def reachable(edges: dict, start: str) -> set:
+    "Every module `start` imports, directly or through others"
+    seen, todo = set(), [start]
+    while todo:
+        for nxt in edges.get(todo.pop(), ()):
+            if nxt not in seen: seen.add(nxt); todo.append(nxt)
+    return seen
 
 
 if __name__ == '__main__':
@@ -68,4 +83,4 @@ if __name__ == '__main__':
     if problems:
         print('The package breaks its layers:\n  ' + '\n  '.join(problems))
         sys.exit(1)
-    print('every import points down a layer or stays in its own, with no cycle')
+    print('every import points down a layer or stays in its own, with no cycle; inference reaches no training module')

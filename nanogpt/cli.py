@@ -6,9 +6,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import fields
 from pathlib import Path
@@ -46,21 +49,32 @@ def _add_prepare(sub):
     p.set_defaults(run=_run_prepare)
 
 
-def _show_progress(bytes_read, tokens, seconds, total_bytes=0, done=False):
-    "One line on stderr, rewritten about once a second while `prepare_dataset` streams"
-    share = f' of {total_bytes / 1e6:,.0f} MB ({bytes_read / total_bytes:.0%})' if total_bytes else ''
-    print(f'\rprepare: {bytes_read / 1e6:,.0f} MB{share} read, {tokens:,} tokens, {tokens / seconds:,.0f} tokens/s',
-          end='\n' if done else '', file=sys.stderr, flush=True)
+class _Progress:
+    "The line on stderr that `prepare_dataset` rewrites about once a second, ended before anything else is said"
+    shown = False  # a line is open: the next message must start on a line of its own
+
+    def __call__(self, bytes_read, tokens, seconds, total_bytes=0, done=False):
+        share = f' of {total_bytes / 1e6:,.0f} MB ({bytes_read / total_bytes:.0%})' if total_bytes else ''
+        print(f'\rprepare: {bytes_read / 1e6:,.0f} MB{share} read, {tokens:,} tokens, '
+              f'{tokens / seconds:,.0f} tokens/s', end='\n' if done else '', file=sys.stderr, flush=True)
+        self.shown = not done
+
+    def end(self):
+        "End an open line, so that an error that follows starts on its own"
+        if self.shown: print(file=sys.stderr, flush=True)
+        self.shown = False
 
 
 def _run_prepare(args):
     from nanogpt.corpus import prepare_dataset
     from nanogpt.data import load_meta
+    progress = _Progress()
     try: out = prepare_dataset(args.dataset, args.data_dir, args.name, args.tokenizer, args.vocab_size,
-                               args.val_fraction, args.src, args.text_field, args.num_proc, _show_progress)
+                               args.val_fraction, args.src, args.text_field, args.num_proc, progress)
     except NanoGPTError: raise  # already one line that says what to do (a missing file is also an OSError)
     except OSError as e:  # a full disk, a folder you may not write to: the dataset is written as a set
         raise DataError(f'{os_error_message(e)}; nothing was replaced: a dataset already there is as it was.') from None
+    finally: progress.end()
     meta, disk = load_meta(out), sum(f.stat().st_size for f in out.iterdir())
     counts = meta.get('documents', {'train': 1, 'val': 1})  # a single text is one document per split
     documents = f" in {counts['train']:,} and {counts['val']:,} documents" if sum(counts.values()) > 2 else ''
@@ -312,6 +326,22 @@ def _run_serve(args):
     return serve(_source(args), args.host, args.port, args.api_key, args.max_tokens_limit, args.slots, args.quantize,
                  resolve_device(args.device), args.name, args.allow_host, **limits)
 
+# %% ../nbs/engine/06_cli.ipynb #3a7f9e08
+class _Terminated(KeyboardInterrupt):
+    "SIGTERM, raised where the command is, so that it stops as after Ctrl-C and says so"
+
+
+def _raise_terminated(signum, frame): raise _Terminated()
+
+
+@contextlib.contextmanager
+def _sigterm_stops():
+    "Within the block SIGTERM raises `_Terminated` (in the main thread); the handler found is put back after"
+    if threading.current_thread() is not threading.main_thread(): yield; return
+    found = signal.signal(signal.SIGTERM, _raise_terminated)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, found)
+
 # %% ../nbs/engine/06_cli.ipynb #a82ff3e6
 def build_parser() -> argparse.ArgumentParser:
     "The `nanogpt` argument parser with all its subcommands"
@@ -348,7 +378,7 @@ def main(argv: list[str] | None = None,  # the arguments (default: `sys.argv[1:]
         if {'-h', '--help'} & set(args.settings): return print(_train_help(args)) or 0
     args.started = started
     try:
-        return args.run(args) or 0
+        with _sigterm_stops(): return args.run(args) or 0
     except NanoGPTError as e:
         rank = int(os.environ.get('RANK', 0))  # under torchrun a wrong setting fails in every process: rank 0 alone says so
         if rank == 0 or not isinstance(e, ConfigError): print(f"error: {f'[rank {rank}] ' if rank else ''}{e}", file=sys.stderr)
@@ -356,6 +386,9 @@ def main(argv: list[str] | None = None,  # the arguments (default: `sys.argv[1:]
     except OSError as e:  # a full disk, a folder you may not write to, a name too long: yours to fix, in one line
         print(f'error: {os_error_message(e)}', file=sys.stderr)
         return 2
+    except _Terminated:
+        print('stopped by SIGTERM', file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print('interrupted', file=sys.stderr)
         return 130

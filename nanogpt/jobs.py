@@ -241,7 +241,7 @@ def export_job(source: str,  # what model_source returned
     if quantize: raise ConfigError('--format peft writes the adapters as they were trained: drop --quantize.')
     to = Path(to) if to else Path(source) / 'export-peft'
     if to.exists() and not to.is_dir(): raise ConfigError(f'--to {to} is a file: pass a folder to write the export into.')
-    written = export_peft(source, to)
+    written = export_peft(source, to, overwrite)
     return (f'exported the adapters of {source} for peft: {written} ({written.stat().st_size / 1e3:.1f} kB) and '
             f'adapter_config.json in {to}/; peft puts them on the base model in the Hugging Face layout (for a '
             'nanogpt run: nanogpt export --out_dir=BASE --format hf)')

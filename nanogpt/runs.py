@@ -122,7 +122,8 @@ def check_config(cfg):  # the settings to check, a TrainConfig
                           'pass the folder that holds it as --data_dir.')
 
 # %% ../nbs/engine/10_runs.ipynb #574df0e8
-def _plottable(record: dict, *keys: str) -> bool:  # a line with an iteration and these numbers
+def _plottable(record: dict, *keys: str) -> bool:
+    "Whether a log line holds an iteration and these numbers"
     numbers = (int, float, type(None))  # None: a loss that was not finite
     return isinstance(record.get('iter'), int) and all(isinstance(record.get(k, ''), numbers)
                                                        for k in keys)

@@ -29,7 +29,7 @@ from . import sample as sampling  # its checks: sampling.check_sampling_value, .
 from .errors import ConfigError, DataError, NanoGPTError, describe
 from .export import quantize_model
 from .files import require
-from .memory import available_memory, human
+from .runtime import available_memory, human
 from .sample import Decoder, Sampling, TextStream, apply_repetition_penalty, held_back, sample_next, window_start  # noqa: F401
 
 # %% auto #0

@@ -195,7 +195,8 @@ def train_bpe(text: str,  # the training text
     nxt = [list(range(1, len(ids) + 1)) for ids in words]  # where the next token of a word starts
     prv = [list(range(-1, len(ids) - 1)) for ids in words]  # where the one before starts; -1: none
     stats, where = Counter(), defaultdict(set)  # pair -> its count; pair -> its (word, position)s
-    def count(pair, w, i, weight):  # `pair` comes (weight > 0) or goes (< 0) at position i of word w
+    def count(pair, w, i, weight):
+        "`pair` comes (weight > 0) or goes (< 0) at position i of word w"
         stats[pair] += weight
         if weight > 0: where[pair].add((w, i))
         else:

@@ -469,7 +469,8 @@ def train(cfg: TrainConfig,  # the run's settings
 _KINDS = {'int': int, 'float': (int, float), 'bool': bool, 'str': str}  # by a field's annotation
 
 
-def _fits(value, annotation: str) -> bool:  # a saved value, its field's annotation
+def _fits(value, annotation: str) -> bool:
+    "Whether a saved value fits its field's annotation"
     if value is None: return annotation.endswith('None')
     return isinstance(value, _KINDS[annotation.replace(' | None', '')])
 
