@@ -26,7 +26,7 @@ from fastcore.basics import patch
 
 from .data import BPE_FILE, DATASET_FILES, DATASETS, dataset_folder, prepare, shown_name, to_token_array, token_dtype
 from .errors import ConfigError, DataError, MissingError, os_error_message
-from .files import put_files, staged_folder
+from .files import put_files, require, staged_folder
 from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta, tokenizer_id
 
 # %% auto #0
@@ -127,7 +127,7 @@ def _text(value,  # a record's text field
 
 def _parquet_texts(path: Path, text_field: str) -> Iterator[str]:
     "The texts of one column of a Parquet file, its type and the file checked"
-    pq = _optional('pyarrow.parquet', 'Parquet files')
+    pq = require('pyarrow.parquet', 'data', 'Parquet files')
     try:
         table = pq.ParquetFile(path)
         names = table.schema_arrow.names
@@ -171,16 +171,9 @@ def _documents_of(path: Path,  # a .jsonl, .json (one object per line) or .parqu
             if text := _text(record[text_field], f'{path} line {number}', text_field): yield text
 
 # %% ../nbs/engine/14_corpora.ipynb #552b2ce7
-def _optional(module: str, what: str):
-    "Import `module`, which comes with the data extra, or say how to install it"
-    import importlib
-    try: return importlib.import_module(module)
-    except ImportError: raise MissingError(f'{what} need the data extra: pip install "nanogpt[data]".') from None
-
-
 def _hf_documents(source: str, text_field: str, digest) -> Iterator[str]:
     "The documents of a Hugging Face dataset: `hf:NAME[:SPLIT]`, or a folder written by `save_to_disk`"
-    datasets = _optional('datasets', 'Hugging Face datasets')
+    datasets = require('datasets', 'data', 'Hugging Face datasets')
     if source.startswith('hf:'):
         name, _, split = source[3:].partition(':')
         rows = datasets.load_dataset(name, split=split or 'train', streaming=True)
@@ -371,7 +364,7 @@ def train_bpe_fast(texts: Iterable[str],  # the training text, in pieces
                    pattern: str = GPT2_SPLIT_PATTERN,  # the regex that pre-splits the text
                   ) -> BPETokenizer:
     "Lesson 01's `BPETokenizer`, its merges learned by Hugging Face `tokenizers` (the data extra)"
-    tk = _optional('tokenizers', 'Training a BPE on a large corpus')
+    tk = require('tokenizers', 'data', 'BPE vocabularies trained on a large corpus')
     n_merges = vocab_size - 257
     if n_merges < 0: raise ConfigError(f'vocab_size {vocab_size} is too small: use at least 257.')
     if n_merges == 0: return BPETokenizer([], pattern, {'<|endoftext|>': 256})  # bytes alone

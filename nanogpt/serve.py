@@ -33,9 +33,9 @@ from .runtime import available_memory, human
 from .sample import Decoder, Sampling, TextStream, apply_repetition_penalty, held_back, sample_next, window_start  # noqa: F401
 
 # %% auto #0
-__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND', 'ACCEPT_BURST',
-           'BUSY_BODY', 'BUSY', 'SlotCaches', 'SlotCache', 'Completion', 'rows_mix', 'Engine', 'RequestError',
-           'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts', 'make_app',
+__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'SERVE_EXTRA', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND',
+           'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'SlotCaches', 'SlotCache', 'Completion', 'rows_mix', 'Engine',
+           'RequestError', 'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts', 'make_app',
            'playground_page', 'listen', 'connection_cap', 'guarded_protocol', 'quiet_descriptor_shortage', 'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
@@ -345,9 +345,7 @@ def parse_completion(body,  # the decoded JSON body
     return dict(settings, ids=ids), warnings
 
 # %% ../nbs/12_serving.ipynb #a6895d68
-def _require(module: str):  # a module of the serving extra: 'fastapi', 'fastapi.responses' or 'uvicorn'
-    "Lesson 11's `require`, naming the serving extra"
-    return require(module, 'serve', 'Serving and `nanogpt serve`')
+SERVE_EXTRA = ('serve', 'Serving and `nanogpt serve`')  # `require`'s extra and purpose for fastapi and uvicorn
 
 
 MAX_INT_DIGITS = 40  # the longest integer a body may hold: a seed needs 20 digits, and int() of a long literal is slow
@@ -487,7 +485,7 @@ def make_app(model,  # a GPT in eval mode
              hosts: set | None = None,  # the host names that Host and Origin headers may carry (None: any)
              max_prompt: int = MAX_PROMPT_CHARS):  # the longest prompt accepted (characters)
     "The FastAPI application: /v1/completions, /v1/models, /health and the playground at /"
-    fastapi, responses = _require('fastapi'), _require('fastapi.responses')
+    fastapi, responses = require('fastapi', *SERVE_EXTRA), require('fastapi.responses', *SERVE_EXTRA)
     engine = Engine(model, tokenizer, slots)
     from contextlib import asynccontextmanager
     @asynccontextmanager
@@ -718,7 +716,7 @@ def serve(source,  # as for `load_model`: a run's out_dir, a GPT-2 name, or a Hu
     import signal as signals
 
     from nanogpt.checkpoint import load_model
-    uvicorn = _require('uvicorn')
+    uvicorn = require('uvicorn', *SERVE_EXTRA)
     if quantize and device != 'cpu': raise ConfigError(f'--quantize {quantize} runs on the CPU; pass --device=cpu or drop --quantize.')
     sock = listen(host, port)  # a port in use or a host that does not resolve fails here, before the model loads
     model, tokenizer = load_model(source, device)
