@@ -24,10 +24,20 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 from fastcore.basics import patch
 
-from .data import BPE_FILE, DATASET_FILES, DATASETS, dataset_folder, prepare, shown_name, to_token_array, token_dtype
+from nanogpt.data import (
+    DATASET_FILES,
+    DATASETS,
+    dataset_files,
+    dataset_folder,
+    prepare,
+    shown_name,
+    to_token_array,
+    token_dtype,
+)
+
 from .errors import ConfigError, DataError, MissingError, os_error_message
 from .files import put_files, require, staged_folder
-from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta, tokenizer_id
+from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta
 
 # %% auto #0
 __all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHARS', 'RECORD_SUFFIXES', 'safe_cut', 'spool_pipes',
@@ -541,37 +551,28 @@ def prepare_corpus(source,  # a text file, a folder or glob of text/JSON Lines/P
         main = Reader(source, files, text_field, val_fraction, staging)
         if progress: progress = functools.partial(progress, total_bytes=sum(p.stat().st_size for p in files))
         splits = _write_splits(main, tok, staging, num_proc, progress)
-        meta, files_out = _dataset_files(main, tok, splits, source, tokenizer)
+        files_out = _dataset_files(main, tok, splits, source, tokenizer)
         for copy in copies.values(): copy.unlink()
         put_files(staging, files_out)
-    if progress: progress(bytes_read=main.bytes_read, tokens=sum(meta['tokens'].values()),
+    if progress: progress(bytes_read=main.bytes_read, tokens=sum(n for _, n in splits.values()),
                           seconds=time.time() - start, done=True)
     return folder
 
 # %% ../nbs/engine/14_corpora.ipynb #eae9074f
-def _dataset_files(reader: Reader, tok, splits: dict, source, kind: str) -> tuple[dict, dict]:
-    "meta.json (and a trained BPE's tokenizer.json) for the streamed splits, checked: (meta, files for the set)"
+def _dataset_files(reader: Reader, tok, splits: dict, source, kind: str) -> dict:
+    "Lesson 02's `dataset_files` for the streamed splits, checked; with the digest, documents, bytes read"
     tokens = {split: count for split, (_, count) in splits.items()}
     if not reader.bytes_read: raise DataError(f'{source} is empty: there is nothing to train on.')
     if min(tokens.values()) < 2:
         raise DataError(f'{source} gives {tokens["train"]:,} training and {tokens["val"]:,} validation tokens '
                         f'({reader.documents["train"]:,} and {reader.documents["val"]:,} documents): each split '
                         'needs at least 2 tokens. Use more text, or a val_fraction that leaves both splits some.')
-    files = {f'{split}.bin': path for split, (path, _) in splits.items()}
-    entry = tok.to_meta()
-    if kind == 'bpe':
-        files[BPE_FILE] = tok.to_json()
-        entry = {'kind': 'bpe', 'file': BPE_FILE, 'sha256': hashlib.sha256(files[BPE_FILE]).hexdigest(),
-                 'trainer': bpe_trainer()}
     if len(reader.digests) == 1: source_sha256 = next(iter(reader.digests.values())).hexdigest()
     else: source_sha256 = hashlib.sha256(''.join(f'{d.hexdigest()}  {n}\n' for n, d in reader.digests.items())
                                          .encode('utf-8', 'surrogateescape')).hexdigest()
-    meta = {'vocab_size': tok.vocab_size, 'dtype': token_dtype(tok.vocab_size).name, 'tokenizer': entry,
-            'tokenizer_id': tokenizer_id(tok.to_meta()), 'tokens': tokens,
-            'source': shown_name(source),
-            'source_sha256': source_sha256, 'documents': dict(reader.documents), 'bytes_read': reader.bytes_read}
-    files['meta.json'] = (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode()
-    return meta, files
+    return dataset_files(tok, kind, splits, shown_name(source), source_sha256,
+                         trainer=bpe_trainer() if kind == 'bpe' else None,
+                         documents=dict(reader.documents), bytes_read=reader.bytes_read)
 
 # %% ../nbs/engine/14_corpora.ipynb #9efcba0f
 def prepare_dataset(source,  # a built-in dataset ('shakespeare_char', 'shakespeare') or any source `prepare_corpus` reads

@@ -23,8 +23,8 @@ from .tokenizers import get_tokenizer, tokenizer_from_meta, tokenizer_id
 # %% auto #0
 __all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'BPE_FILE', 'DATASET_FILES', 'download',
            'tiny_shakespeare', 'read_corpus_digest', 'read_corpus', 'token_dtype', 'to_token_array', 'dataset_folder',
-           'shown_name', 'prepare', 'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer',
-           'BatchLoader']
+           'shown_name', 'dataset_files', 'prepare', 'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer',
+           'check_tokenizer', 'BatchLoader']
 
 # %% ../nbs/02_data.ipynb #aed55318
 SHAKESPEARE_URL = 'https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt'
@@ -129,11 +129,34 @@ def shown_name(path) -> str:  # a path whose name may not be UTF-8
     "The file name of `path` as meta.json records it: bytes that are not UTF-8 shown as �"
     return os.fsencode(Path(str(path)).name).decode('utf-8', 'replace')
 
-# %% ../nbs/02_data.ipynb #c5b9f43a
+# %% ../nbs/02_data.ipynb #a1d5f0c2
 BPE_FILE = 'tokenizer.json'  # a trained byte-pair encoding, kept beside meta.json
 DATASET_FILES = ('train.bin', 'val.bin', 'meta.json', BPE_FILE)  # all of an older set goes
 
 
+def dataset_files(tok,  # the tokenizer that encoded the splits
+                  kind: str,  # the tokenizer as prepare names it: 'bpe' keeps its merges in BPE_FILE
+                  splits: dict,  # split -> (its ids: bytes, or the Path of a file of them; their count)
+                  source: str,  # what was prepared, as meta.json shows it (`shown_name`)
+                  source_sha256: str,  # the SHA-256 of the bytes read
+                  trainer: str | None = None,  # what trained a BPE, recorded in its entry
+                  **more,  # more fields of meta.json: a streamed corpus's documents and bytes read
+                 ) -> dict:
+    "The files of a prepared dataset, for `write_file_set`: the splits, meta.json and a trained BPE's file"
+    files = {f'{split}.bin': ids for split, (ids, _) in splits.items()}
+    entry = tok.to_meta()
+    if kind == 'bpe':
+        files[BPE_FILE] = tok.to_json()
+        entry = {'kind': 'bpe', 'file': BPE_FILE, 'sha256': hashlib.sha256(files[BPE_FILE]).hexdigest()}
+        if trainer: entry['trainer'] = trainer
+    meta = {'vocab_size': tok.vocab_size, 'dtype': token_dtype(tok.vocab_size).name, 'tokenizer': entry,
+            'tokenizer_id': tokenizer_id(tok.to_meta()),
+            'tokens': {split: count for split, (_, count) in splits.items()},
+            'source': source, 'source_sha256': source_sha256, **more}
+    files['meta.json'] = (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode()
+    return files
+
+# %% ../nbs/02_data.ipynb #c5b9f43a
 def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a UTF-8 text file
             data_dir='data',  # the root of the datasets
             name: str | None = None,  # the dataset's folder in data_dir (default: the dataset's name or the file's stem)
@@ -166,18 +189,11 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
     if min(n_train, n_val) < 2:
         raise ConfigError(f'val_fraction={val_fraction} leaves {n_train:,} training and {n_val:,} validation '
                           'tokens: each split needs at least 2. Choose a val_fraction that leaves both, e.g. 0.1.')
-    dtype = token_dtype(tok.vocab_size)
-    tokens = to_token_array(np.concatenate([train_ids, val_ids]), dtype)
-    files = {'train.bin': tokens[:n_train].tobytes(), 'val.bin': tokens[n_train:].tobytes()}
-    entry = tok.to_meta()
-    if tokenizer == 'bpe':
-        files[BPE_FILE] = tok.to_json()
-        entry = {'kind': 'bpe', 'file': BPE_FILE, 'sha256': hashlib.sha256(files[BPE_FILE]).hexdigest()}
-    meta = {'vocab_size': tok.vocab_size, 'dtype': dtype.name, 'tokenizer': entry,
-            'tokenizer_id': tokenizer_id(tok.to_meta()), 'tokens': {'train': n_train, 'val': n_val},
-            'source': shown_name(path), 'source_sha256': source_sha256}
-    files['meta.json'] = (json.dumps(meta, indent=1, ensure_ascii=False) + '\n').encode()
+    tokens = to_token_array(np.concatenate([train_ids, val_ids]), token_dtype(tok.vocab_size))
+    splits = {'train': (tokens[:n_train].tobytes(), n_train), 'val': (tokens[n_train:].tobytes(), n_val)}
+    files = dataset_files(tok, tokenizer, splits, shown_name(path), source_sha256)
     return write_file_set(folder, files, drop=DATASET_FILES)  # the old dataset whole, or the new
+
 
 # %% ../nbs/02_data.ipynb #95241136
 def course_copy(name: str = 'data/shakespeare_char/input.txt',  # the file to look for
