@@ -14,9 +14,12 @@ from pathlib import Path
 import torch
 
 from .errors import CheckpointError, MissingError, describe
-from .files import atomic_write_bytes, rng_state, set_rng_state, tensor_digest  # noqa: F401 (importable from here too)
+from .files import atomic_write_bytes, moved, tensor_digest
 from .model import GPT, GPTConfig
 from .tokenizers import tokenizer_from_meta
+
+# rng_state and set_rng_state lived here before 0.2
+__getattr__ = moved(__name__, dict.fromkeys(['rng_state', 'set_rng_state'], 'nanogpt.files'))
 
 # %% auto #0
 __all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'TOKENIZER_FILE', 'clean_state_dict',

@@ -19,17 +19,16 @@ from pathlib import Path
 from . import config
 from .config import config_help
 from .errors import ConfigError, DataError, NanoGPTError, os_error_message
+from .files import moved
 from .runtime import process_started
 from .sample import Sampling
 
-# The settings' names lived here before 0.2.0 (now the settings notebook's): old imports keep working
-TYPE_NAMES, DEFAULT_BUDGET, field_types = config.TYPE_NAMES, config.DEFAULT_BUDGET, config.field_types
-check_value, parse_value, read_config_file = config.check_value, config.parse_value, config.read_config_file
-default_preset, parse_train_args = config.default_preset, config.parse_train_args
+_MOVED = ('TYPE_NAMES', 'DEFAULT_BUDGET', 'field_types', 'check_value', 'parse_value',
+          'read_config_file', 'default_preset', 'parse_train_args')  # here before 0.2, now config's
+__getattr__ = moved(__name__, dict.fromkeys(_MOVED, 'nanogpt.config'))
 
 # %% auto #0
-__all__ = ['TYPE_NAMES', 'DEFAULT_BUDGET', 'field_types', 'check_value', 'parse_value', 'read_config_file', 'default_preset',
-           'parse_train_args', 'SERVE_LIMITS', 'build_parser', 'main']
+__all__ = ['SERVE_LIMITS', 'build_parser', 'main']
 
 # %% ../nbs/engine/06_cli.ipynb #a84d1e96
 def _add_prepare(sub):

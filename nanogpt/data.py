@@ -16,9 +16,19 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from nanogpt.files import (
+    atomic_write_bytes,
+    clean_leftovers,
+    moved,
+    read_source,
+    sha256_file,
+    write_file_set,
+)
+
 from .errors import ConfigError, DataError, MissingError
-from .files import atomic_file, atomic_write_bytes, clean_leftovers, read_source, sha256_file, write_file_set  # noqa: F401
 from .tokenizers import get_tokenizer, tokenizer_from_meta, tokenizer_id
+
+__getattr__ = moved(__name__, {'atomic_file': 'nanogpt.files'})  # lesson 02's before 0.2
 
 # %% auto #0
 __all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'BPE_FILE', 'DATASET_FILES', 'download',

@@ -16,6 +16,7 @@ import re
 import secrets
 import shutil
 import stat
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from .errors import DataError, MissingError, os_error_message
 # %% auto #0
 __all__ = ['AT_FDCWD', 'RENAME_EXCHANGE', 'TEMPORARY', 'sha256_file', 'atomic_file', 'atomic_write_bytes', 'exchange',
            'replace_folder', 'clean_leftovers', 'staged_folder', 'put_files', 'write_file_set', 'read_source',
-           'tensor_digest', 'rng_state', 'set_rng_state', 'require']
+           'tensor_digest', 'rng_state', 'set_rng_state', 'require', 'moved']
 
 # %% ../nbs/engine/01_files.ipynb #670684e5
 def sha256_file(path) -> str:
@@ -240,3 +241,15 @@ def require(module: str,  # an optional dependency: 'onnx', 'onnxruntime.quantiz
     except ImportError:
         raise MissingError(f'{module} is not installed; {purpose} need it: pip install "nanogpt[{extra}]"') from None
 
+
+# %% ../nbs/engine/01_files.ipynb #c4cf4704
+def moved(module: str,  # the module the names left: its `__name__`
+          homes: dict,  # each old name -> the module it lives in now, e.g. 'nanogpt.files'
+         ):
+    "A module `__getattr__` (PEP 562): each name that moved, with a warning naming its home"
+    def __getattr__(name: str):
+        if name not in homes: raise AttributeError(f'module {module!r} has no attribute {name!r}')
+        message = f'{module}.{name} has moved: import it from {homes[name]}'
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(homes[name]), name)
+    return __getattr__

@@ -28,9 +28,11 @@ from fastcore.basics import patch
 from . import sample as sampling  # its checks: sampling.check_sampling_value, ...
 from .errors import ConfigError, DataError, NanoGPTError, describe
 from .export import quantize_model
-from .files import require
+from .files import moved, require
 from .runtime import available_memory, human
-from .sample import Decoder, Sampling, TextStream, apply_repetition_penalty, held_back, sample_next, window_start  # noqa: F401
+from .sample import Decoder, Sampling, TextStream, apply_repetition_penalty, sample_next
+
+__getattr__ = moved(__name__, {'held_back': 'nanogpt.sample'})  # the server's until lesson 07's
 
 # %% auto #0
 __all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'SERVE_EXTRA', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND',
@@ -223,7 +225,7 @@ def step(self: Engine):
         if self.running[row].cancelled: self._remove(row)
     for row in reversed(range(self.caches.rows)):  # from the last: a failed row takes the last one's place, already done
         c = self.running[row]
-        start = window_start(len(c.seq), c.start, self.block_size)
+        start = sampling.window_start(len(c.seq), c.start, self.block_size)
         if start == c.start: continue
         c.start = start  # the window slid: refill the row, as generate_stream does
         try: self._prefill(row)

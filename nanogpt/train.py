@@ -17,15 +17,12 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from nanogpt.runs import (  # noqa: F401 (the engine room's Run folders; every name importable from here too)
-    SCRATCH_SHAPE,
-    SHAPE_KEYS,
-    Budget,
+from nanogpt.runs import (  # the engine room's Run folders
+    SCRATCH_SHAPE,  # noqa: F401 (config and memory import it from here)
+    SHAPE_KEYS,  # noqa: F401 (config imports it from here)
     Cadence,
     Run,
-    RunLock,
     SingleProcess,
-    check_fits,
     claim_out_dir,
     read_log,
     start_model,
@@ -36,9 +33,12 @@ from .bigram import estimate_loss
 from .checkpoint import clean_state_dict, save_checkpoint
 from .data import BatchLoader, load_meta
 from .errors import ConfigError, DataError, MissingError, TrainingError, os_error_message
-from .files import rng_state, set_rng_state
+from .files import moved, rng_state, set_rng_state
 from .modern import muon_adamw
 from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype
+
+# Names that lived here before 0.2 still import from here, with a DeprecationWarning
+__getattr__ = moved(__name__, dict.fromkeys(['Budget', 'RunLock', 'check_fits'], 'nanogpt.runs'))
 
 # %% auto #0
 __all__ = ['PRESETS', 'MODERN_LAYOUT', 'PLOT_AXES', 'TrainConfig', 'preset', 'configure_optimizer', 'build_optimizer', 'get_lr',
