@@ -4,7 +4,8 @@
 1. the site in `_docs/`: every page loads without console errors, every image on it renders, and search finds a word;
 2. JupyterLab, as a learner uses it, on a copy of the notebooks (JupyterLab autosaves; the committed files are never
    opened): lesson 07 runs to its end, the sliders appear as widgets, moving the temperature slider with the keyboard
-   regenerates the sample; lesson 04 runs from cleared outputs and its attention maps render as images; and opening a
+   regenerates the sample, and a second Run All in the same kernel ends without an error, as it does for lesson 06
+   (a learner who runs a lesson again); lesson 04 runs from cleared outputs and its attention maps render as images; and opening a
    lesson and saving it leaves the file byte for byte as committed, with no step beyond the README's install (the
    package's Jupyter Server extension cleans each notebook as it is saved).
 Kernels run with IN_TEST=1, so the lessons train their tiny configurations. Screenshots go to a folder printed at
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 cfg = ConfigParser(delimiters=['='])
 cfg.read(ROOT / 'settings.ini', encoding='utf-8')
 SITE = ROOT / cfg['DEFAULT']['doc_path']
-DEADLINE_S = 480  # the whole test; each wait below has its own, shorter, limit
+DEADLINE_S = 780  # the whole test; each wait below has its own, shorter, limit
 SHOTS = Path(os.environ.get('NANOGPT_SCREENSHOTS') or tempfile.mkdtemp(prefix='nanogpt-screenshots-'))
 
 
@@ -160,9 +161,9 @@ def run_all(page):  # a page showing a notebook
     raise AssertionError('Run All Cells never started a cell')
 
 
-def wait_run_all(page, timeout_s: float):  # a page showing a notebook, the most seconds to wait
-    "Wait until every code cell ran (none shows `[*]`, the last is numbered); a traceback in an output fails at once"
-    state = page.wait_for_function(r'''() => {
+def wait_run_all(page, timeout_s: float, after: int = 0):  # a notebook's page, the most seconds, the last count before
+    "Wait until every code cell ran (none shows `[*]`, the last is numbered above `after`); a traceback fails at once"
+    state = page.wait_for_function(r'''(after) => {
         const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
         const error = [...panel.querySelectorAll('.jp-OutputArea-output')]
             .find(o => o.textContent.includes('Traceback (most recent call last)'));
@@ -170,9 +171,10 @@ def wait_run_all(page, timeout_s: float):  # a page showing a notebook, the most
         // a cell whose input is folded (a hidden proof) shows no prompt: read the prompts a learner sees
         const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
             .filter(p => p.getClientRects().length && p.textContent.trim()).map(p => p.textContent);
-        return prompts.length && !prompts.some(p => p.includes('*')) && /\[\d+\]/.test(prompts[prompts.length - 1])
+        const last = (prompts[prompts.length - 1] || '').match(/\[(\d+)\]/);
+        return prompts.length && !prompts.some(p => p.includes('*')) && last && parseInt(last[1]) > after
             && 'done';
-    }''', timeout=timeout_s * 1000).json_value()
+    }''', arg=after, timeout=timeout_s * 1000).json_value()
     assert state == 'done', state
     # folded cells after the last visible one run in a moment; then the kernel is idle and no output is a traceback
     page.wait_for_function('() => [...document.querySelectorAll("#jp-main-statusbar .jp-StatusBar-TextItem")]'
@@ -211,6 +213,33 @@ def check_sliders(page, base):  # a page, the server's URL and token
           f'({before[:40]!r}... -> {after[:40]!r}...)')
 
 
+def last_count(page) -> int:  # a page showing a notebook
+    "The execution count of the last code cell a learner sees numbered (0: none)"
+    return page.evaluate(r'''() => {
+        const prompts = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')]
+            .filter(p => p.getClientRects().length && p.textContent.trim());
+        const last = (prompts[prompts.length - 1] || {textContent: ''}).textContent.match(/\[(\d+)\]/);
+        return last ? parseInt(last[1]) : 0;
+    }''')
+
+
+def run_again(page, name: str, timeout_s: float):  # a page showing a lesson that ran, its stem, the most seconds
+    "Run > Run All Cells once more in the same kernel, as a learner who runs the lesson again: no error either"
+    first = last_count(page)
+    menu(page, 'Run', 'Run All Cells')
+    wait_run_all(page, timeout_s, after=first)
+    print(f'jupyterlab {name}: ran a second time in the same kernel without an error '
+          f'(its last cell [{first}], then [{last_count(page)}])')
+
+
+def check_rerun(page, base, name: str, timeout_s: float):  # a page, the server's URL and token, a lesson
+    "A lesson run top to bottom twice in one kernel"
+    open_notebook(page, base, name)
+    run_all(page)
+    wait_run_all(page, timeout_s)
+    run_again(page, name, timeout_s)
+
+
 def check_plot(page, base):  # a page, the server's URL and token
     "Lesson 04: clear the committed outputs, run all, and see the attention maps render as images"
     open_notebook(page, base, '04_attention')
@@ -244,7 +273,7 @@ def check_unmodified(page, base, nbs: Path):  # a page, the server's URL and tok
 
 
 def check_jupyterlab(browser):  # a Playwright browser
-    "Start JupyterLab on a copy of the notebooks and run the three checks above"
+    "Start JupyterLab on a copy of the notebooks and run the checks above (lessons 06 and 07 run twice)"
     with tempfile.TemporaryDirectory(prefix='nanogpt-lab-') as tmp:
         work = Path(tmp)
         nbs = notebook_copy(work)
@@ -270,6 +299,8 @@ def check_jupyterlab(browser):  # a Playwright browser
             try:
                 check_unmodified(page, base, nbs)
                 check_sliders(page, base)
+                run_again(page, '07_sampling', 240)
+                check_rerun(page, base, '06_training', 300)
                 check_plot(page, base)
             except Exception:
                 page.screenshot(path=str(SHOTS / 'jupyterlab-failure.png'))
