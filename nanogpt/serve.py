@@ -36,9 +36,10 @@ __getattr__ = moved(__name__, {'held_back': 'nanogpt.sample'})  # the server's u
 
 # %% auto #0
 __all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'SERVE_EXTRA', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND',
-           'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'SlotCaches', 'SlotCache', 'Completion', 'rows_mix', 'Engine',
-           'RequestError', 'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts', 'make_app',
-           'playground_page', 'listen', 'connection_cap', 'guarded_protocol', 'quiet_descriptor_shortage', 'serve']
+           'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'BODY_TIMEOUTS', 'SlotCaches', 'SlotCache', 'Completion', 'rows_mix',
+           'Engine', 'RequestError', 'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts',
+           'make_app', 'playground_page', 'listen', 'connection_cap', 'guarded_protocol', 'quiet_descriptor_shortage',
+           'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
 class SlotCaches:
@@ -615,6 +616,9 @@ def listen(host: str,  # the address to bind
     except socket.gaierror as e:
         raise ConfigError(f'--host {host}: no such address ({e.strerror}); pass an IP address such as 127.0.0.1, '
                           'or a name that resolves.') from None
+    except UnicodeError:  # not a name the DNS can spell (a byte that is not a letter, a label too long)
+        raise ConfigError(f'--host {host!r} is not a host name: pass an IP address such as 127.0.0.1, '
+                          'or a name that resolves.') from None
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a port left in TIME_WAIT is free
@@ -652,33 +656,43 @@ BUSY = (b'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n
 
 
 # %% ../nbs/12_serving.ipynb #5e0c9d2a
+BODY_TIMEOUTS = 3  # a request body must arrive within this many header timeouts (30 s by default)
+
+
 def guarded_protocol(max_connections: int,  # the most connections open at once; one more gets a 503
                      header_timeout: float):  # seconds a connection has for a whole header
-    "uvicorn's HTTP/1.1 protocol with a cap on open connections and a deadline for each header"
+    """uvicorn's HTTP/1.1 protocol with a cap on open connections and deadlines for each request: its header within
+    `header_timeout`, then its body with no pause longer than that and all of it within BODY_TIMEOUTS times that"""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
     class Guarded(H11Protocol):
-        deadline = None
+        deadline, body_started = None, None
         def connection_made(self, transport):
             super().connection_made(transport)
             if len(self.connections) > max_connections:
                 transport.write(BUSY)
                 transport.close()
-            else: self._arm()
-        def _arm(self):  # from now, the next request's header has header_timeout seconds
+            else: self._arm(header_timeout)
+        def _arm(self, seconds: float):  # the connection closes in `seconds` unless the request is in by then
             if self.deadline is not None: self.deadline.cancel()
-            self.deadline = self.loop.call_later(header_timeout, self._expire)
+            self.deadline = self.loop.call_later(seconds, self._expire)
         def _expire(self):
-            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                self.transport.close()
+            reading = self.conn.their_state in (h11.IDLE, h11.SEND_BODY)
+            if reading and not self.transport.is_closing(): self.transport.close()
         def data_received(self, data):
             super().data_received(data)
-            if self.deadline is not None and self.conn.their_state is not h11.IDLE:  # a header came
+            state = self.conn.their_state
+            if state is h11.SEND_BODY:  # a body arriving: each piece in time, and the whole of it
+                if self.body_started is None: self.body_started = self.loop.time()
+                left = self.body_started + BODY_TIMEOUTS * header_timeout - self.loop.time()
+                self._arm(max(0.0, min(header_timeout, left)))
+            elif state is not h11.IDLE and self.deadline is not None:  # the whole request is in
                 self.deadline.cancel()
-                self.deadline = None
+                self.deadline, self.body_started = None, None
         def on_response_complete(self):
             super().on_response_complete()
-            if not self.transport.is_closing(): self._arm()
+            self.body_started = None
+            if not self.transport.is_closing(): self._arm(header_timeout)  # the next request's header
         def connection_lost(self, exc):
             if self.deadline is not None: self.deadline.cancel()
             super().connection_lost(exc)
