@@ -27,6 +27,7 @@ from fastcore.basics import patch
 from nanogpt.data import (
     DATASET_FILES,
     DATASETS,
+    check_vocab_size,
     dataset_files,
     dataset_folder,
     prepare,
@@ -534,6 +535,7 @@ def prepare_corpus(source,  # a text file, a folder or glob of text/JSON Lines/P
                   ) -> Path:
     "Tokenize a corpus of any size into `data_dir/name/{train.bin,val.bin,meta.json}`, streaming, as one set"
     if not 0 < val_fraction < 1: raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
+    check_vocab_size(vocab_size)
     folder = dataset_folder(data_dir, default_name(source) if name is None else name)
     files = [] if is_hf_dataset(source) else corpus_files(source)
     if (Path(str(source)).is_dir() or glob.has_magic(str(source))) and any(

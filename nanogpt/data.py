@@ -31,10 +31,10 @@ from .tokenizers import get_tokenizer, tokenizer_from_meta, tokenizer_id
 __getattr__ = moved(__name__, {'atomic_file': 'nanogpt.files'})  # lesson 02's before 0.2
 
 # %% auto #0
-__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'BPE_FILE', 'DATASET_FILES', 'download',
-           'tiny_shakespeare', 'read_corpus_digest', 'read_corpus', 'token_dtype', 'to_token_array', 'dataset_folder',
-           'shown_name', 'dataset_files', 'prepare', 'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer',
-           'check_tokenizer', 'BatchLoader']
+__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'MAX_VOCAB_SIZE', 'BPE_FILE',
+           'DATASET_FILES', 'download', 'tiny_shakespeare', 'read_corpus_digest', 'read_corpus', 'token_dtype',
+           'check_vocab_size', 'to_token_array', 'dataset_folder', 'shown_name', 'dataset_files', 'prepare',
+           'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer', 'BatchLoader']
 
 # %% ../nbs/02_data.ipynb #aed55318
 SHAKESPEARE_URL = 'https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt'
@@ -103,6 +103,17 @@ def read_corpus(path) -> str:
 def token_dtype(vocab_size: int) -> np.dtype:
     "The narrowest unsigned dtype that holds every id of a vocabulary of `vocab_size`"
     return np.dtype(np.uint16 if vocab_size <= 2**16 else np.uint32)
+
+
+MAX_VOCAB_SIZE = 2**32  # ids 0 to 2**32 - 1: what uint32, the widest dtype of a token file, holds
+
+
+def check_vocab_size(vocab_size):  # --vocab_size as given, or None
+    "Refuse, before any work, a vocabulary that is not a whole number a token file can hold"
+    if vocab_size is None: return
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size > MAX_VOCAB_SIZE:
+        raise ConfigError(f'--vocab_size must be a whole number of at most {MAX_VOCAB_SIZE:,} (token '
+                          f'files store ids as uint32), got {vocab_size!r}: pass e.g. --vocab_size 1024.')
 
 
 def to_token_array(ids: np.ndarray, dtype) -> np.ndarray:
@@ -176,6 +187,7 @@ def prepare(source,  # a built-in dataset (a key of DATASETS) or the path of a U
             src=None,  # a local copy of a built-in dataset's text
            ) -> Path:
     "Tokenize `source` into `data_dir/name/{train.bin,val.bin,meta.json}` (and `tokenizer.json` for a trained BPE), written as one set"
+    check_vocab_size(vocab_size)
     if name is None: name = str(source) if str(source) in DATASETS else Path(source).stem
     folder = dataset_folder(data_dir, name)
     if str(source) in DATASETS:
