@@ -12,6 +12,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import re
 import secrets
 import stat
 import sys
@@ -36,15 +37,15 @@ from nanogpt.data import (
     token_dtype,
 )
 
-from .errors import ConfigError, DataError, MissingError, os_error_message
+from .errors import ConfigError, DataError, MissingError, describe, os_error_message
 from .files import put_files, require, staged_folder
 from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta
 
 # %% auto #0
-__all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHARS', 'RECORD_SUFFIXES', 'safe_cut', 'spool_pipes',
-           'corpus_files', 'is_hf_dataset', 'Reader', 'tiktoken_names', 'corpus_tokenizer', 'train_bpe_fast',
-           'bpe_trainer', 'corpus_bpe', 'encode_task', 'separator_ids', 'default_name', 'prepare_corpus',
-           'prepare_dataset']
+__all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHARS', 'HF_NAME', 'RECORD_SUFFIXES', 'safe_cut',
+           'spool_pipes', 'hf_name', 'corpus_files', 'is_hf_dataset', 'Reader', 'tiktoken_names', 'corpus_tokenizer',
+           'train_bpe_fast', 'bpe_trainer', 'corpus_bpe', 'encode_task', 'separator_ids', 'default_name',
+           'prepare_corpus', 'prepare_dataset']
 
 # %% ../nbs/engine/14_corpora.ipynb #525fac90
 BLOCK_BYTES = 1 << 22  # 4 MiB: one read, and about one tokenization task
@@ -182,12 +183,34 @@ def _documents_of(path: Path,  # a .jsonl, .json (one object per line) or .parqu
             if text := _text(record[text_field], f'{path} line {number}', text_field): yield text
 
 # %% ../nbs/engine/14_corpora.ipynb #552b2ce7
+HF_NAME = re.compile(r'[\w.-]{1,96}(/[\w.-]{1,96})?', re.ASCII)  # a Hub repo id: NAME or OWNER/NAME
+
+
+def hf_name(source: str) -> tuple[str, str]:  # `hf:NAME[:SPLIT]`
+    "The name and split (default: train) of a Hugging Face dataset, the name checked to be one the Hub could hold"
+    name, _, split = source[3:].partition(':')
+    if not HF_NAME.fullmatch(name) or '--' in name or '..' in name:
+        raise ConfigError(f'{source!r} names no Hugging Face dataset: pass hf:NAME or hf:OWNER/NAME (letters, '
+                          'digits, - _ and ., no -- or ..), and :SPLIT for a split other than train, e.g. '
+                          'hf:roneneldan/TinyStories.')
+    return name, split or 'train'
+
+
+def _hf_rows(source: str):  # `hf:NAME[:SPLIT]`
+    "The rows of a Hugging Face dataset on the Hub, streamed; a name it cannot resolve is a `DataError`"
+    datasets = require('datasets', 'data', 'Hugging Face datasets')
+    hub = require('huggingface_hub.errors', 'data', 'Hugging Face datasets')
+    name, split = hf_name(source)
+    try: return datasets.load_dataset(name, split=split, streaming=True)
+    except (datasets.exceptions.DatasetsError, hub.HFValidationError, hub.HfHubHTTPError, ConnectionError) as e:
+        raise DataError(f'Cannot load {source} from the Hugging Face Hub ({describe(e)}): check the name and '
+                        'split, and that this computer is online.') from None
+
+
 def _hf_documents(source: str, text_field: str, digest) -> Iterator[str]:
     "The documents of a Hugging Face dataset: `hf:NAME[:SPLIT]`, or a folder written by `save_to_disk`"
     datasets = require('datasets', 'data', 'Hugging Face datasets')
-    if source.startswith('hf:'):
-        name, _, split = source[3:].partition(':')
-        rows = datasets.load_dataset(name, split=split or 'train', streaming=True)
+    if source.startswith('hf:'): rows = _hf_rows(source)
     else:
         rows = datasets.load_from_disk(source)
         if isinstance(rows, datasets.DatasetDict): rows = rows['train']
@@ -536,6 +559,7 @@ def prepare_corpus(source,  # a text file, a folder or glob of text/JSON Lines/P
     "Tokenize a corpus of any size into `data_dir/name/{train.bin,val.bin,meta.json}`, streaming, as one set"
     if not 0 < val_fraction < 1: raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
     check_vocab_size(vocab_size)
+    if str(source).startswith('hf:'): hf_name(str(source))  # a name the Hub cannot hold, refused before any work
     folder = dataset_folder(data_dir, default_name(source) if name is None else name)
     files = [] if is_hf_dataset(source) else corpus_files(source)
     if (Path(str(source)).is_dir() or glob.has_magic(str(source))) and any(
