@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from .errors import CheckpointError, MissingError, describe
+from .errors import CheckpointError, ConfigError, MissingError, describe
 from .files import atomic_write_bytes, moved, tensor_digest
 from .model import GPT, GPTConfig
 from .tokenizers import tokenizer_from_meta
@@ -22,9 +22,9 @@ from .tokenizers import tokenizer_from_meta
 __getattr__ = moved(__name__, dict.fromkeys(['rng_state', 'set_rng_state'], 'nanogpt.files'))
 
 # %% auto #0
-__all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'TOKENIZER_FILE', 'clean_state_dict',
-           'save_checkpoint', 'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters', 'read_nanogpt_meta',
-           'from_nanogpt', 'load_weights', 'check_finite', 'load_model']
+__all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'MAX_BLOCK_SIZE', 'TOKENIZER_FILE',
+           'clean_state_dict', 'save_checkpoint', 'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters',
+           'read_nanogpt_meta', 'from_nanogpt', 'load_weights', 'check_finite', 'load_model']
 
 # %% ../nbs/engine/02_checkpoint.ipynb #21ac8027
 CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has every key
@@ -91,6 +91,27 @@ def load_checkpoint(path,  # a checkpoint file
 
 # %% ../nbs/engine/02_checkpoint.ipynb #df7f864c
 CHANGEABLE = ('dropout', 'gradient_checkpointing')  # GPTConfig fields a checkpoint's model may change when it is built
+MAX_BLOCK_SIZE = 2**24  # 16M tokens: a context beyond this is a damaged model_args, not a model
+
+
+def _check_shapes(cfg: GPTConfig,  # what the checkpoint's model_args describe
+                  state: dict,  # its weights, by name
+                 ):
+    "Refuse a `cfg` the saved tensors contradict, before a model of its size is built"
+    wte, wpe = state.get('transformer.wte.weight'), state.get('transformer.wpe.weight')
+    if not isinstance(wte, torch.Tensor) or wte.dim() != 2:
+        raise CheckpointError('The weights lack a token embedding (transformer.wte.weight): not a GPT checkpoint.')
+    blocks = len({k.split('.')[2] for k in state if k.startswith('transformer.h.')})
+    saved = {'vocab_size (padded to a multiple of pad_vocab_size_multiple)': (cfg.padded_vocab_size, wte.shape[0]),
+             'n_embd': (cfg.n_embd, wte.shape[1]), 'n_layer': (cfg.n_layer, blocks)}
+    if wpe is not None: saved['block_size'] = (cfg.block_size, wpe.shape[0])
+    for field, (described, held) in saved.items():
+        if described != held:
+            raise CheckpointError(f"The checkpoint's model_args give {field} {described:,} but its "
+                                  f'weights hold {held:,}: its model_args are damaged; use another copy.')
+    if cfg.block_size > MAX_BLOCK_SIZE:
+        raise CheckpointError(f"The checkpoint's model_args give block_size={cfg.block_size:,}, more than "
+                              f'{MAX_BLOCK_SIZE:,} tokens: its model_args are damaged; use another copy.')
 
 
 def build_model(checkpoint: dict,  # a loaded checkpoint: at least `model` and `model_args`
@@ -99,9 +120,12 @@ def build_model(checkpoint: dict,  # a loaded checkpoint: at least `model` and `
     "The `GPT` the checkpoint holds, with its weights; fields older checkpoints lack take their defaults"
     if set(overrides) - set(CHANGEABLE): raise CheckpointError(f'Only {CHANGEABLE} can change when building from a checkpoint.')
     known = {f.name for f in fields(GPTConfig)}
-    model = GPT(GPTConfig(**{**{k: v for k, v in checkpoint['model_args'].items() if k in known}, **overrides}))
+    try: cfg = GPTConfig(**{**{k: v for k, v in checkpoint['model_args'].items() if k in known}, **overrides})
+    except ConfigError as e: raise CheckpointError(f"The checkpoint's model_args describe no model: {e}") from None
     state = {k: v for k, v in clean_state_dict(checkpoint['model']).items() if not k.endswith('.attn.bias')}  # old mask buffers
     state = fold_adapters(state, checkpoint.get('lora'))  # a LoRA run (lesson 13): its adapters folded into the weights
+    _check_shapes(cfg, state)
+    model = GPT(cfg)
     try: model.load_state_dict(state)
     except RuntimeError as e:
         raise CheckpointError(f"The weights do not fit the checkpoint's model_args ({describe(e, 200)}).") from None
