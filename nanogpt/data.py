@@ -129,6 +129,9 @@ def dataset_folder(data_dir,  # the root of the datasets, as the command names i
                    name,  # the dataset's folder name: --name, or one taken from the source
                   ) -> Path:
     "`data_dir/name`, `name` checked to be a plain folder name and the folder no symbolic link"
+    if not str(data_dir).strip():  # '' would write into the working folder
+        raise ConfigError(f'--data_dir {data_dir!r} is blank: pass the folder that keeps the datasets, '
+                          'e.g. --data_dir data.')
     if (not isinstance(name, str) or not name.strip() or name != name.strip() or name.startswith('.')
             or not name.isprintable() or set('/\\') & set(name) or len(name) > 200):
         raise ConfigError(f'--name {name!r} must be a plain folder name inside data_dir '
