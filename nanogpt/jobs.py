@@ -13,7 +13,7 @@ import torch
 
 from .checkpoint import find_checkpoint, load_model
 from .config import TrainOptions, default_preset
-from .data import DATASETS, prepare
+from .data import DATASETS, load_meta, prepare
 from .distributed import Distributed
 from .errors import ConfigError, DataError, MissingError, TrainingError
 from .files import read_source
@@ -150,6 +150,7 @@ def train_job(cfg,  # the run's settings, a TrainConfig
     if options.dry_run:
         if parallel.is_main: dry_run(cfg, device, as_json)
         return 0
+    if parallel.is_main or cfg.dataset not in DATASETS: load_meta(dataset_dir)  # not prepared: said before any run
     if cfg.time_budget: cfg = fit_budget(cfg, set(explicit), named, started, device, dataset_dir, say, options.closing_eval)
     if not options.skip_memory_check: check_memory(cfg, device)  # a GPU run that will not fit stops before it starts
     say(describe_run(cfg, device), flush=True)
