@@ -23,7 +23,7 @@ from .train import TrainConfig, build_optimizer
 # %% auto #0
 __all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'MUON_TOKENS_PER_PARAM', 'TRAIN_SHARE', 'SHORT_RUN_STEPS', 'WARMUP_SHARE',
            'LAYOUT_KEYS', 'EVAL_SHARE', 'MIN_STEPS', 'shape_config', 'shape_params', 'cached_throughput',
-           'shape_throughput', 'budget_shape', 'short_run_settings', 'plan_evaluations', 'fit_budget']
+           'shape_throughput', 'budget_shape', 'short_run_settings', 'plan_evaluations', 'smallest_shape', 'fit_budget']
 
 # %% ../nbs/engine/04_speed.ipynb #3db1cced
 BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 384),  # (n_layer, n_embd): this notebook's ladder,
@@ -179,6 +179,17 @@ def plan_evaluations(cfg,  # a TrainConfig: time_budget (as asked), reserve_toke
     return {'eval_iters': eval_iters}
 
 
+def smallest_shape(batch_size: int,  # sequences per step
+                   vocab_size: int,  # the tokenizer's
+                  ) -> tuple:
+    "The (n_layer, n_embd) of BUDGET_SHAPES with the fewest parameters: `budget_shape` measures it first"
+    return min(BUDGET_SHAPES, key=lambda pair: shape_params(shape_config(*pair, batch_size), vocab_size))
+
+
+def _shape_of(cfg) -> dict:
+    return {k: getattr(cfg, k) for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')}
+
+
 def fit_budget(cfg,  # a TrainConfig with a time_budget
                explicit: set,  # the keys the user set as flags
                named: bool,  # whether a preset or config file was named: its shape stands
@@ -193,23 +204,32 @@ def fit_budget(cfg,  # a TrainConfig with a time_budget
     layout = {k: getattr(cfg, k) for k in LAYOUT_KEYS
               if getattr(cfg, k) not in (None, getattr(GPTConfig, k))}
     if cfg.optimizer != 'adamw': layout['optimizer'] = cfg.optimizer
-    if cfg.init_from == 'scratch' and not named and not explicit & {'n_layer', 'n_head', 'n_embd', 'block_size'}:
-        measure = functools.partial(shape_throughput, layout=layout)  # the speed of the model and optimizer this run trains
-        chosen = {k: v for k, v in budget_shape(cfg.time_budget, device, meta['vocab_size'], measure=measure,
-                                                batch_size=cfg.batch_size, optimizer=cfg.optimizer).items()
-                  if k not in explicit}
-        cfg = replace(cfg, **chosen)
+    by_rule = cfg.init_from == 'scratch' and not named and not explicit & {'n_layer', 'n_head', 'n_embd', 'block_size'}
+    measure = functools.partial(shape_throughput, layout=layout)  # the speed of the model and optimizer this run trains
+    def pick(shapes=BUDGET_SHAPES):  # the rule's shape among `shapes`, with its short-run settings
+        chosen = budget_shape(cfg.time_budget, device, meta['vocab_size'], shapes=shapes, measure=measure,
+                              batch_size=cfg.batch_size, optimizer=cfg.optimizer)
+        return replace(cfg, **{k: v for k, v in chosen.items() if k not in explicit})
+    if by_rule:
+        cfg = pick()
         say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, measured: {cfg.n_layer} layers of {cfg.n_embd} channels "
             f"(the speed notebook's rule; pass --n_layer, --n_embd, ... to choose)", flush=True)
     reserve_tokens = cfg.reserve_tokens or 2 * meta['tokens']['val']  # eval.json's windows
     cfg = replace(cfg, reserve_tokens=reserve_tokens if closing_eval else 0)  # 0: trains to its end
     left = cfg.time_budget - (time.monotonic() - started)  # the budget counts from the command's start
-    shape = {k: getattr(cfg, k)
-             for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')}
+    shape = _shape_of(cfg)
     known = cfg.init_from == 'scratch' and None not in shape.values()
     speed = cached_throughput(shape, device, meta['vocab_size'], layout) if known else None
     if speed:  # measured already (the shape just picked is): its evaluations planned to fit
-        planned = plan_evaluations(cfg, left, speed, explicit, closing_cost(device))
+        try: planned = plan_evaluations(cfg, left, speed, explicit, closing_cost(device))
+        except ConfigError:  # too few steps in that shape: the smallest, whose advice then stands
+            smallest = pick(shapes=(smallest_shape(cfg.batch_size, meta['vocab_size']),)) if by_rule else cfg
+            speed = cached_throughput(_shape_of(smallest), device, meta['vocab_size'], layout)
+            if smallest == cfg or not speed: raise
+            cfg = smallest
+            say(f'that leaves too few steps: the smallest shape instead, {cfg.n_layer} layers of {cfg.n_embd} '
+                'channels', flush=True)
+            planned = plan_evaluations(cfg, left, speed, explicit, closing_cost(device))
         if planned['eval_iters'] != cfg.eval_iters:
             say(f"evaluations of {planned['eval_iters']} batches per split (--eval_iters), to fit",
                 flush=True)
