@@ -32,7 +32,7 @@ from . import runs, runtime
 from .bigram import estimate_loss
 from .checkpoint import clean_state_dict, save_checkpoint
 from .data import BatchLoader, load_meta
-from .errors import ConfigError, DataError, MissingError, TrainingError, os_error_message
+from .errors import ConfigError, DataError, MissingError, NanoGPTError, TrainingError, os_error_message
 from .files import moved, rng_state, set_rng_state
 from .modern import muon_adamw
 from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype
@@ -451,6 +451,7 @@ def train(cfg: TrainConfig,  # the run's settings
         with StopRequest() as stop:  # Ctrl-C or SIGTERM in setup: stopped before the first step
             run = setup(cfg, parallel, prepare_model)
             return train_loop(run, stop)
+    except NanoGPTError: raise  # already one line (a missing file is also an OSError)
     except OSError as e:  # a full disk, a folder that became read-only: the user's to fix, in one line
         if run is not None and run.parallel.world_size == 1 and run.saved_iter != run.iter_num:
             try: save(run, 'ckpt.pt')  # the last state, if the disk takes it
