@@ -13,18 +13,20 @@ from pathlib import Path
 
 import torch
 
+from . import pretrained
 from .errors import CheckpointError, ConfigError, MissingError, describe
 from .files import atomic_write_bytes, moved, tensor_digest
 from .model import GPT, GPTConfig
 from .tokenizers import tokenizer_from_meta
 
-# rng_state and set_rng_state lived here before 0.2
-__getattr__ = moved(__name__, dict.fromkeys(['rng_state', 'set_rng_state'], 'nanogpt.files'))
+# rng_state and set_rng_state lived here before 0.2; TOKENIZER_FILE and clean_state_dict in 0.2
+__getattr__ = moved(__name__, {**dict.fromkeys(['rng_state', 'set_rng_state'], 'nanogpt.files'),
+                               **dict.fromkeys(['TOKENIZER_FILE', 'clean_state_dict'], 'nanogpt.pretrained')})
 
 # %% auto #0
-__all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'MAX_BLOCK_SIZE', 'TOKENIZER_FILE',
-           'clean_state_dict', 'save_checkpoint', 'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters',
-           'read_nanogpt_meta', 'from_nanogpt', 'load_weights', 'check_finite', 'load_model']
+__all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'MAX_BLOCK_SIZE', 'save_checkpoint',
+           'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters', 'read_nanogpt_meta', 'from_nanogpt',
+           'load_weights', 'check_finite', 'load_model']
 
 # %% ../nbs/engine/02_checkpoint.ipynb #21ac8027
 CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has every key
@@ -40,16 +42,6 @@ CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has e
 }
 CHECKPOINT_KEYS = tuple(CHECKPOINT_SCHEMA)
 WEIGHT_KEYS = ('model', 'model_args')  # what a checkpoint needs to give a model to sample from or fine-tune
-
-# %% ../nbs/engine/02_checkpoint.ipynb #affbef1e
-def clean_state_dict(state_dict: dict,  # a model's state dict, possibly from torch.compile or DDP
-                    ) -> dict:
-    "`state_dict` without the `_orig_mod.` and `module.` prefixes"
-    def clean(name: str) -> str:
-        while name.startswith(('_orig_mod.', 'module.')): name = name.split('.', 1)[1]  # in any order: DDP over compile, or the reverse
-        return name.replace('._orig_mod.', '.')
-    return {clean(k): v for k, v in state_dict.items()}
-
 
 # %% ../nbs/engine/02_checkpoint.ipynb #3a5168c2
 def save_checkpoint(path,  # the file to write
@@ -122,7 +114,7 @@ def build_model(checkpoint: dict,  # a loaded checkpoint: at least `model` and `
     known = {f.name for f in fields(GPTConfig)}
     try: cfg = GPTConfig(**{**{k: v for k, v in checkpoint['model_args'].items() if k in known}, **overrides})
     except ConfigError as e: raise CheckpointError(f"The checkpoint's model_args describe no model: {e}") from None
-    state = {k: v for k, v in clean_state_dict(checkpoint['model']).items() if not k.endswith('.attn.bias')}  # old mask buffers
+    state = {k: v for k, v in pretrained.clean_state_dict(checkpoint['model']).items() if not k.endswith('.attn.bias')}  # old mask buffers
     state = fold_adapters(state, checkpoint.get('lora'))  # a LoRA run (lesson 13): its adapters folded into the weights
     _check_shapes(cfg, state)
     model = GPT(cfg)
@@ -191,13 +183,10 @@ def from_nanogpt(checkpoint: dict,  # loaded from a ckpt.pt that nanoGPT's train
     model_args = dict(checkpoint['model_args'])
     if model_args.get('vocab_size') == 50304 and tokenizer.get('kind') == 'tiktoken':  # GPT-2's 50,257 tokens, padded
         model_args.update(vocab_size=50257, pad_vocab_size_multiple=64)
-    return {**checkpoint, 'model': clean_state_dict(checkpoint['model']), 'model_args': model_args, 'tokenizer': tokenizer,
+    return {**checkpoint, 'model': pretrained.clean_state_dict(checkpoint['model']), 'model_args': model_args, 'tokenizer': tokenizer,
             'best_val_loss': float(checkpoint.get('best_val_loss', float('inf')))}
 
 # %% ../nbs/engine/02_checkpoint.ipynb #3051331c
-TOKENIZER_FILE = 'nanogpt_tokenizer.json'  # written beside a Hugging Face-layout config.json by save_pretrained (lesson 08)
-
-
 def load_weights(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, or a Hugging Face-layout folder
                  device: str = 'cpu',  # where the weights go
                  **overrides,  # values for CHANGEABLE fields
@@ -208,8 +197,8 @@ def load_weights(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, o
         checkpoint = from_nanogpt(load_checkpoint(path, device, keys=WEIGHT_KEYS), path.parent)
         model = check_finite(build_model(checkpoint, **overrides), path)
         return model.to(device), checkpoint['tokenizer']
-    model = GPT.from_pretrained(str(source), **overrides)  # lesson 08: GPT-2 names and Hugging Face-layout folders
-    saved = Path(source) / TOKENIZER_FILE
+    model = pretrained.from_pretrained(str(source), **overrides)  # GPT-2 names, Hugging Face folders
+    saved = Path(source) / pretrained.TOKENIZER_FILE
     if saved.is_file(): tokenizer = json.loads(saved.read_text())
     else: tokenizer = {'kind': 'tiktoken', 'encoding': 'gpt2'} if model.config.vocab_size == 50257 else None
     return check_finite(model, source).to(device), tokenizer
@@ -232,6 +221,6 @@ def load_model(source,  # as for `load_weights`
     "(model in eval mode, tokenizer) to sample from or evaluate"
     model, tokenizer = load_weights(source, device)
     if tokenizer is None:
-        raise CheckpointError(f'{source} has {model.config.vocab_size:,} tokens and no {TOKENIZER_FILE}: nanogpt cannot tell '
+        raise CheckpointError(f'{source} has {model.config.vocab_size:,} tokens and no {pretrained.TOKENIZER_FILE}: nanogpt cannot tell '
                               'which tokenizer it needs. Save it with save_pretrained(model, path, tokenizer).')
     return model.eval(), tokenizer_from_meta(tokenizer)

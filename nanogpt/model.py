@@ -300,3 +300,30 @@ def crop_block_size(self: GPT, block_size: int):  # the new, smaller context
     for block in self.transformer.h: block.attn.block_size = block_size
     return self
 
+
+# %% ../nbs/05_gpt.ipynb #cdebe9ca
+def _moved(method: str,  # nanoGPT's name for it
+           call: str,  # the call to make instead
+           home: str,  # where that function lives
+          ) -> ConfigError:
+    "The error a method of nanoGPT's `GPT` raises here, where it is a function of a later lesson"
+    return ConfigError(f'GPT.{method} moved: call {call} ({home}).')
+
+
+@patch(cls_method=True)
+def from_pretrained(cls: GPT, *args, **kwargs):
+    "nanoGPT's loader of GPT-2's weights; here the function `nanogpt.from_pretrained` (lesson 08)"
+    raise _moved('from_pretrained', "nanogpt.from_pretrained('gpt2')", 'nanogpt.pretrained.from_pretrained')
+
+
+@patch
+def save_pretrained(self: GPT, *args, **kwargs):
+    "Saving in the Hugging Face layout; here the function `nanogpt.save_pretrained` (lesson 08)"
+    raise _moved('save_pretrained', 'nanogpt.save_pretrained(model, path, tokenizer)',
+                 'nanogpt.pretrained.save_pretrained')
+
+
+@patch
+def generate(self: GPT, *args, **kwargs):
+    "nanoGPT's sampler; here the function `nanogpt.generate` (lesson 07)"
+    raise _moved('generate', 'nanogpt.generate(model, idx, max_new_tokens)', 'nanogpt.sample.generate')

@@ -12,18 +12,16 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import torch
-from fastcore.basics import patch
 from safetensors.torch import load_file, save
 
-from .checkpoint import TOKENIZER_FILE, clean_state_dict
 from .errors import CheckpointError, ConfigError, MissingError, describe
 from .files import atomic_write_bytes
 from .model import GPT, LAYER_NORM_EPS, GPTConfig, layout_changes
 
 # %% auto #0
-__all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'config_from_hf', 'hf_config',
-           'from_hf_state_dict', 'to_hf_state_dict', 'hub_cache', 'pretrained_files', 'read_weights', 'load_pretrained',
-           'save_pretrained']
+__all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'TOKENIZER_FILE', 'config_from_hf',
+           'hf_config', 'clean_state_dict', 'from_hf_state_dict', 'to_hf_state_dict', 'hub_cache', 'pretrained_files',
+           'read_weights', 'from_pretrained', 'save_pretrained']
 
 # %% ../nbs/08_gpt2.ipynb #0998e18a
 GPT2_SIZES = {  # OpenAI's four GPT-2 checkpoints: (n_layer, n_head, n_embd); all have 50,257 tokens and a context of 1,024
@@ -71,6 +69,16 @@ def hf_config(config: GPTConfig,  # our model's configuration
             'layer_norm_epsilon': LAYER_NORM_EPS, 'initializer_range': 0.02, 'scale_attn_weights': True, 'tie_word_embeddings': True,
             'torch_dtype': 'float32', **gpt2_ids,
             **({'nanogpt_layout': layout_changes(config)} if layout_changes(config) else {})}  # lesson 14's options
+
+# %% ../nbs/08_gpt2.ipynb #f086aef3
+def clean_state_dict(state_dict: dict,  # a model's state dict, possibly from torch.compile or DDP
+                    ) -> dict:
+    "`state_dict` without the `_orig_mod.` and `module.` prefixes"
+    def clean(name: str) -> str:
+        # in any order: DDP over compile, or the reverse
+        while name.startswith(('_orig_mod.', 'module.')): name = name.split('.', 1)[1]
+        return name.replace('._orig_mod.', '.')
+    return {clean(k): v for k, v in state_dict.items()}
 
 # %% ../nbs/08_gpt2.ipynb #f2759b69
 def from_hf_state_dict(hf_state: dict,  # tensors of a GPT-2 checkpoint, with or without the `transformer.` prefix
@@ -155,7 +163,7 @@ def pretrained_files(name_or_path,  # a GPT-2 name, or a folder in the Hugging F
         weights = [path / f for f in WEIGHT_FILES if (path / f).exists()]
         if not (path / 'config.json').exists() or not weights:
             found = ', '.join(sorted(p.name for p in path.iterdir())[:10]) or 'nothing'
-            hint = (' It holds a nanogpt checkpoint: use it with --init_from, or export it with GPT.save_pretrained.'
+            hint = (' It holds a nanogpt checkpoint: use it with --init_from, or export it with save_pretrained.'
                     if (path / 'ckpt.pt').exists() else '')
             raise MissingError(f'{path} is not a GPT-2 checkpoint in the Hugging Face layout: it needs config.json and '
                                     f'{" or ".join(WEIGHT_FILES)}; it holds {found}.{hint}')
@@ -176,10 +184,10 @@ def read_weights(path,  # model.safetensors or pytorch_model.bin
                               'Download it again.') from None
 
 
-def load_pretrained(name_or_path,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl', or a folder in the Hugging Face layout
+def from_pretrained(name_or_path,  # 'gpt2' to 'gpt2-xl', or a folder in the Hugging Face layout
                     **overrides,  # dropout, gradient_checkpointing, pad_vocab_size_multiple
                    ) -> GPT:
-    "Our `GPT` with the weights of a GPT-2 checkpoint (what `GPT.from_pretrained` does)"
+    "Our `GPT` with the weights of a GPT-2 checkpoint: OpenAI's, by name, or any in the Hugging Face layout"
     config_path, weights_path = pretrained_files(name_or_path)
     try: hf = json.loads(Path(config_path).read_text())
     except json.JSONDecodeError as e: raise CheckpointError(f'{config_path} is not valid JSON ({e}).') from None
@@ -189,30 +197,27 @@ def load_pretrained(name_or_path,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-
     expected = model.state_dict()
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     if missing or unexpected:
-        raise CheckpointError(f'{weights_path} does not fit {config_path}: missing {missing[:5]}, unexpected {unexpected[:5]}.')
-    shapes = [f'{k} {tuple(v.shape)} (expected {tuple(expected[k].shape)})' for k, v in state.items() if v.shape != expected[k].shape]
+        raise CheckpointError(f'{weights_path} does not fit {config_path}: missing {missing[:5]}, '
+                              f'unexpected {unexpected[:5]}.')
+    shapes = [f'{k} {tuple(v.shape)} (expected {tuple(expected[k].shape)})'
+              for k, v in state.items() if v.shape != expected[k].shape]
     if shapes: raise CheckpointError(f'{weights_path} does not fit {config_path}: {"; ".join(shapes[:3])}.')
     model.load_state_dict(state)
     return model
 
-
-@patch(cls_method=True)
-def from_pretrained(cls: GPT,
-                    name_or_path,  # 'gpt2', 'gpt2-medium', 'gpt2-large', 'gpt2-xl', or a folder in the Hugging Face layout
-                    **overrides,  # GPTConfig fields to change, e.g. dropout=0.1
-                   ) -> GPT:
-    "A GPT with OpenAI's GPT-2 weights, or any GPT-2 checkpoint in the Hugging Face layout (`load_pretrained`)"
-    return load_pretrained(name_or_path, **overrides)
-
 # %% ../nbs/08_gpt2.ipynb #ac197322
+TOKENIZER_FILE = 'nanogpt_tokenizer.json'  # the tokenizer's meta, beside config.json: what nanogpt samples with
+
+
 def save_pretrained(model: GPT,  # our model
                     path,  # the folder to write
                     tokenizer=None,  # its tokenizer (optional): saved so that nanogpt can sample from the folder
                    ) -> Path:
     "Write `config.json` and `model.safetensors` in the Hugging Face GPT-2 layout, which `transformers` loads"
     if layout_changes(model.config):
-        raise ConfigError(f'This model uses the modern layout ({", ".join(layout_changes(model.config))}), which transformers\' '
-                          'GPT-2 cannot load: export it with --format onnx or --format pt2, or sample it with nanogpt.')
+        raise ConfigError(f'This model uses the modern layout ({", ".join(layout_changes(model.config))}), '
+                          "which transformers' GPT-2 cannot load: export it with --format onnx or "
+                          '--format pt2, or sample it with nanogpt.')
     path = Path(path)
     try: path.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):  # the path, or a folder on the way to it, is a file
@@ -221,14 +226,7 @@ def save_pretrained(model: GPT,  # our model
     buffer = save(to_hf_state_dict(model), metadata={'format': 'pt'})
     atomic_write_bytes(path / 'model.safetensors', buffer)
     atomic_write_bytes(path / 'config.json', (json.dumps(hf_config(model.config), indent=2) + '\n').encode())
-    if tokenizer is not None: atomic_write_bytes(path / TOKENIZER_FILE, (json.dumps(tokenizer.to_meta()) + '\n').encode())
+    if tokenizer is not None:
+        atomic_write_bytes(path / TOKENIZER_FILE, (json.dumps(tokenizer.to_meta()) + '\n').encode())
     return path
 
-
-@patch
-def save_pretrained(self: GPT,  # noqa: F811 (GPT's method; the function above keeps the module's name)
-                    path,  # the folder to write
-                    tokenizer=None,  # its tokenizer (optional): saved so that nanogpt can sample from the folder
-                   ) -> Path:
-    "Write `config.json` and `model.safetensors` in the Hugging Face GPT-2 layout (`save_pretrained`)"
-    return save_pretrained(self, path, tokenizer)
