@@ -315,7 +315,7 @@ def load_meta(dataset_dir) -> dict:
                         f'but describes {identity}. {hint}')
     return {**meta, 'tokenizer': entry, 'tokenizer_id': identity}
 
-
+# %% ../nbs/02_data.ipynb #51f6a0b6
 def load_tokenizer(dataset_dir):
     "The tokenizer a prepared dataset was made with"
     return tokenizer_from_meta(load_meta(dataset_dir)['tokenizer'])
