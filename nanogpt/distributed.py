@@ -194,7 +194,7 @@ def whole_model(self: Distributed, model: nn.Module,  # the trained model, shard
     self.broadcast(whole)
     return whole
 
-
+# %% ../nbs/09_ddp.ipynb #2e6c1631
 def _param_names(model: nn.Module, optimizer) -> list[str]:
     "The name of each parameter of `optimizer`, in its numbering"
     names = {id(p): name for name, p in model.named_parameters()}
