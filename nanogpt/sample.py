@@ -23,8 +23,9 @@ from .model import GPT, LAYER_NORM_EPS, MLP, Block, LayerNorm
 # %% auto #0
 __all__ = ['GREEDY_BELOW', 'MAX_STOPS', 'MAX_STOP_CHARS', 'SAMPLING_RULES', 'apply_repetition_penalty', 'filter_logits',
            'sample_next', 'SamplingError', 'brief_repr', 'setting', 'Sampling', 'sampling_of', 'check_sampling_value',
-           'check_stops', 'seeded_generator', 'window_start', 'KVCache', 'plain', 'Twin', 'Decoder', 'generate_stream',
-           'generate', 'held_back', 'TextStream', 'sample_text', 'sampling_sliders', 'keep_min_p']
+           'check_stops', 'seeded_generator', 'window_start', 'KVCache', 'plain', 'Twin', 'Decoder', 'RowCaches',
+           'RowCache', 'rows_mix', 'Row', 'Engine', 'generate_stream', 'generate', 'held_back', 'TextStream',
+           'sample_text', 'sampling_sliders', 'keep_min_p']
 
 # %% ../nbs/07_sampling.ipynb #6b650b8a
 def apply_repetition_penalty(logits: torch.Tensor, context: torch.Tensor, penalty: float) -> torch.Tensor:
@@ -268,13 +269,232 @@ class Decoder:
         return self.twin.forward(token, kv_caches=kv_caches, start_pos=pos)[0]
 
 
+# %% ../nbs/07_sampling.ipynb #e46a0002
+class RowCaches:
+    "The KV caches of up to `slots` sequences decoded together: row `b` of every layer holds `lengths[b]` positions"
+    def __init__(self, n_layer: int,  # one cache per block
+                 slots: int,  # the most rows
+                 capacity: int,  # positions per row: the context
+                 device='cpu'):  # where the model is
+        self.k, self.v = [None] * n_layer, [None] * n_layer  # (S, nh, capacity, hs) each, made at the first write
+        self.slots, self.capacity, self.device, self.lengths = slots, capacity, device, [0] * slots
+        self.layers = [RowCache(self, i) for i in range(n_layer)]  # what the model's blocks are given
+        self.active, self.start, self.mask, self.write_at = slice(0, 0), 0, None, None
+
+    def begin(self, rows: slice,  # the rows this pass runs
+              T: int,  # new positions per row
+             ) -> int | torch.Tensor:
+        "Before a pass: where each row writes and what it sees; returns the pass's `start_pos`"
+        lengths = self.lengths[rows]
+        self.active, self.T = rows, T
+        if len(set(lengths)) == 1:  # rows of one length: lesson 07's plain cache, no mask
+            self.start, self.mask, self.write_at = lengths[0], None, None
+            return self.start
+        lengths = torch.tensor(lengths, device=self.device)  # (B,)
+        new = lengths[:, None] + torch.arange(T, device=self.device)  # (B, T): row b's new positions
+        seen = torch.arange(int(lengths.max()) + T, device=self.device)  # (L,): up to the longest row's last
+        self.write_at = (torch.arange(len(lengths), device=self.device)[:, None], new)  # (B, 1), (B, T)
+        self.mask = (seen[None, None, :] <= new[:, :, None])[:, None]  # (B, 1, T, L): its own, causally
+        self.start = lengths[:, None]  # (B, 1)
+        return self.start
+
+    def end(self):
+        "After a pass: the rows it ran hold `T` more positions"
+        for b in range(*self.active.indices(self.slots)): self.lengths[b] += self.T
+
+    def move(self, src: int,  # a row in use
+             dst: int):  # the row to copy it to
+        "Copy row `src`'s positions into row `dst`"
+        n = self.lengths[src]
+        for k, v in zip(self.k, self.v):
+            if k is not None: k[dst, :, :n], v[dst, :, :n] = k[src, :, :n], v[src, :, :n]
+        self.lengths[dst] = n
+
+
+class RowCache:
+    "One layer's part of `RowCaches`: `update(k, v)` and `mask`, as `KVCache`; `k`, `v` and `len` as well"
+    def __init__(self, caches: RowCaches, layer: int): self.caches, self.layer = caches, layer
+
+    @property
+    def mask(self): return self.caches.mask
+    @property
+    def k(self): return self._rows(self.caches.k)
+    @property
+    def v(self): return self._rows(self.caches.v)
+    def __len__(self): return self.caches.lengths[self.caches.active.start]  # rows of one length
+
+    def _rows(self, buffers):
+        "The active rows of this layer's buffer (a view), or None before the first write"
+        return None if buffers[self.layer] is None else buffers[self.layer][self.caches.active]
+
+    def update(self, k: torch.Tensor,  # (B, nh, T, hs): the new keys of the rows this pass runs
+               v: torch.Tensor):  # (B, nh, T, hs): their values
+        "Write each row's keys and values after its own; return the rows' keys and values (B, nh, L, hs)"
+        c, i = self.caches, self.layer
+        if c.k[i] is None:  # zeros: a masked position must hold a finite number
+            c.k[i] = k.new_zeros(c.slots, k.size(1), c.capacity, k.size(3))
+            c.v[i] = v.new_zeros(c.slots, v.size(1), c.capacity, v.size(3))
+        keys, values = self.k, self.v  # (B, nh, capacity, hs) views
+        if c.mask is None:  # one length: the new positions in place, after it
+            end = c.start + k.size(2)
+            keys[:, :, c.start:end], values[:, :, c.start:end] = k, v
+            return keys[:, :, :end], values[:, :, :end]  # (B, nh, L, hs) views
+        rows, new = c.write_at  # (B, 1), (B, T)
+        keys[rows, :, new], values[rows, :, new] = k.transpose(1, 2), v.transpose(1, 2)
+        L = c.mask.size(-1)
+        return keys[:, :, :L], values[:, :, :L]  # (B, nh, L, hs) views
+
+# %% ../nbs/07_sampling.ipynb #e46a0006
+def rows_mix(model) -> bool:
+    "Whether a row's numbers in a batched pass depend on the others (int8 scales over the batch)"
+    return any(type(m).__module__.startswith('torch.ao.nn.quantized') for m in model.modules())
+
+
+@dataclass(eq=False)
+class Row:
+    "One sequence in an `Engine`: its tokens so far, how it samples, and how it ended"
+    seq: list  # the prompt's ids, then each new token
+    sampling: Sampling  # how its tokens are picked
+    generator: torch.Generator | None  # its source of randomness
+    stop_tokens: frozenset  # ids that end it
+    max_new_tokens: int | None  # the most tokens it generates (None: until removed)
+    start: int = 0  # where its window begins (`window_start`)
+    generated: int = 0  # tokens generated so far
+    done: bool = False  # it has left the engine: a stop token, max_new_tokens or an error
+    error: Exception | None = None  # what ended it, if something failed
+    slot: int = -1  # its row in the caches while it is in the engine
+    filled: bool = False  # its window, all but the newest token, is in the caches
+
+# %% ../nbs/07_sampling.ipynb #e46a0007
+class Engine:
+    "Decodes rows of different lengths together, a token per row per `step`; rows join with `add`, leave when done"
+    def __init__(self, model,  # a GPT (or a model with its `forward` and `decode`, as lesson 11's ONNX one)
+                 slots: int = 16,  # the most rows decoded together
+                 use_cache: bool = True,  # the KV cache (False: each row's whole window, every step)
+                 row_by_row: bool | None = None,  # a pass per row (None: if rows mix, as int8's)
+                ):
+        self.model, self.block_size, self.use_cache = model, model.config.block_size, use_cache
+        self.row_by_row = rows_mix(model) if row_by_row is None else row_by_row
+        inner = getattr(model, '_orig_mod', model)  # the GPT inside a torch.compile wrapper
+        self.decode = Decoder(inner) if isinstance(inner, GPT) else model.decode
+        self.device = next(model.parameters()).device
+        self.caches = RowCaches(model.config.n_layer, slots, self.block_size, self.device)
+        self.rows = []  # rows[b] is in slot b
+
+    def add(self, ids: list,  # the prompt's token ids: at least one (the last block_size are seen)
+            sampling: Sampling | None = None,  # how its tokens are picked (None: Sampling())
+            generator: torch.Generator | None = None,  # its randomness: the same seed, the same tokens
+            stop_tokens=(),  # ids that end it (the stop token is its last)
+            max_new_tokens: int | None = None,  # the most tokens to generate (None: until removed)
+           ) -> Row:
+        "A new row for `ids`; it is prefilled and decoded from the next `step`"
+        if len(self.rows) == self.caches.slots:
+            raise ConfigError(f'All {self.caches.slots} rows are in use: remove one first.')
+        if not len(ids): raise ConfigError('A row needs a prompt of at least one token.')
+        row = Row(list(ids), sampling or Sampling(), generator, frozenset(stop_tokens), max_new_tokens,
+                  start=max(0, len(ids) - self.block_size), slot=len(self.rows))
+        self.rows.append(row)
+        return row
+
+    def remove(self, row: Row):
+        "Take `row` out now (a client that left, a stop string); the last row moves into its slot"
+        if row.done: return
+        last = self.rows.pop()
+        if last is not row:
+            self.caches.move(last.slot, row.slot)
+            last.slot, self.rows[row.slot] = row.slot, last
+        row.done, row.slot = True, -1
+
+    @torch.inference_mode()
+    def step(self) -> list:
+        "Decode a token for every row: [(row, token id)]; a row that is done now has left (error: token None)"
+        if not self.rows: return []
+        for row in self.rows:  # a full window slides, and its row is refilled (lesson 07's rule)
+            start = window_start(len(row.seq), row.start, self.block_size)
+            if start != row.start: row.start, row.filled = start, False
+        tokens = self._sample(self._logits())
+        out = list(zip(self.rows, tokens))
+        for row, token in out:
+            if token is not None: row.seq.append(token)
+            row.generated += 1
+            if (token is None or token in row.stop_tokens
+                    or row.generated == row.max_new_tokens): self.remove(row)
+        return out
+
+# %% ../nbs/07_sampling.ipynb #e46a0009
+def _runs(rows: list,  # the engine's rows, in slot order
+          key,  # row -> a value: neighbours with the same one run together
+          alone: bool = False,  # one row per run (a model whose rows mix)
+         ) -> list:
+    "Slices of `rows`: runs of neighbours with the same `key`"
+    runs, first = [], 0
+    for b in range(1, len(rows) + 1):
+        if b == len(rows) or alone or key(rows[b]) != key(rows[first]):
+            runs.append(slice(first, b))
+            first = b
+    return runs
+
+
 @patch
-@torch.inference_mode()
-def decode(self: GPT, token,  # (B, 1) the newest token ids
-           kv_caches: list,  # one cache per block, holding positions 0 .. pos - 1
-           pos: int | torch.Tensor):  # the position of `token`, or a (B, 1) tensor of one position per row
-    "Logits (B, 1, vocab_size) of one new token through a `Decoder` made for this call (a loop makes one and reuses it)"
-    return Decoder(self)(token, kv_caches, pos)
+def _fill(self: Engine):
+    "Prefill: each unfilled row's window but its newest token into its caches, neighbours of one length together"
+    c = self.caches
+    for run in _runs(self.rows, lambda row: (row.filled, len(row.seq) - row.start), self.row_by_row):
+        rows = self.rows[run]
+        if rows[0].filled: continue
+        for row in rows: c.lengths[row.slot], row.filled = 0, True
+        if len(rows[0].seq) - rows[0].start == 1: continue  # a window of one token: nothing before it
+        ids = torch.tensor([row.seq[row.start:-1] for row in rows], device=self.device)  # (G, T)
+        c.begin(run, ids.size(1))
+        self.model(ids, kv_caches=c.layers)
+        c.end()
+
+
+@patch
+def _logits(self: Engine) -> torch.Tensor:
+    "(B, V) every row's next-token logits: one `decode` step over the caches, a pass per row when rows mix"
+    if not self.use_cache:  # the whole window through `forward`, every step
+        runs = _runs(self.rows, lambda row: len(row.seq) - row.start, self.row_by_row)
+        windows = ([row.seq[row.start:] for row in self.rows[run]] for run in runs)
+        out = [self.model(torch.tensor(w, device=self.device))[0][:, -1] for w in windows]
+    else:
+        self._fill()
+        tokens = torch.tensor([[row.seq[-1]] for row in self.rows], device=self.device)  # (B, 1)
+        out = []
+        for run in _runs(self.rows, lambda row: 0, self.row_by_row):
+            start_pos = self.caches.begin(run, 1)  # an int, or (B, 1) when the rows' lengths differ
+            out.append(self.decode(tokens[run], self.caches.layers, start_pos)[:, -1])  # (B, V)
+            self.caches.end()
+    return (out[0] if len(out) == 1 else torch.cat(out)).float()  # (B, V)
+
+
+# %% ../nbs/07_sampling.ipynb #e46a000a
+@patch
+def _sample(self: Engine, logits: torch.Tensor,  # (B, V) every row's next-token logits
+           ) -> list:
+    "Each row's next token, drawn with its own settings; rows sharing settings and generator draw together"
+    groups = {}
+    for b, row in enumerate(self.rows): groups.setdefault((id(row.sampling), id(row.generator)), []).append(b)
+    tokens = [None] * len(self.rows)
+    for group in groups.values():
+        rows = [self.rows[b] for b in group]
+        try: drawn = _draw(rows, logits if len(group) == len(self.rows) else logits[group])
+        except Exception as e:  # this row's settings or generator failed: it ends alone, the others go on
+            for row in rows: row.error = e
+            continue
+        for b, token in zip(group, drawn): tokens[b] = token
+    return tokens
+
+
+def _draw(rows: list,  # rows that share one `Sampling` and one generator
+          logits: torch.Tensor,  # (G, V) their next-token logits
+         ) -> list:
+    "The rows' next tokens, as lesson 07's loop draws them for a batch: one draw for all"
+    sampling = rows[0].sampling
+    if sampling.repetition_penalty != 1.0:
+        logits = torch.cat([apply_repetition_penalty(logits[i:i + 1], torch.tensor([row.seq[row.start:]], device=logits.device),
+                                                     sampling.repetition_penalty) for i, row in enumerate(rows)])
+    return sample_next(logits, sampling, rows[0].generator)[:, 0].tolist()
 
 # %% ../nbs/07_sampling.ipynb #17b9a040
 @torch.inference_mode()
@@ -283,44 +503,29 @@ def generate_stream(model,  # a GPT
                     max_new_tokens: int,  # the most tokens to generate
                     sampling: Sampling | None = None,  # how tokens are picked (None: Sampling())
                     *,
-                    generator: torch.Generator | None = None,  # the source of randomness: the same seed, the same tokens
+                    generator: torch.Generator | None = None,  # the randomness: one seed, the same tokens
                     stop_tokens=(),  # ids that end a row's generation
                     use_cache: bool = True,  # the KV cache (False: the whole window every step)
                     **settings,  # or Sampling's settings as keywords: temperature=0.8, ...
                    ) -> Iterator[torch.Tensor]:
-    "Yield each new token (B, 1); stop after `max_new_tokens` or once every row has produced one of `stop_tokens`"
+    "Yield each new token (B, 1); stop after `max_new_tokens` or once every row has produced a stop token"
     sampling = sampling_of(sampling, settings)
     check_sampling_value('max_new_tokens', max_new_tokens)
-    if idx.dim() != 2 or idx.size(1) == 0: raise ConfigError('The prompt must be a (batch, time) tensor with at least one token.')
-    block_size = model.config.block_size
+    if idx.dim() != 2 or idx.size(1) == 0:
+        raise ConfigError('The prompt must be a (batch, time) tensor with at least one token.')
     was_training = model.training
     model.eval()
     try:
-        seq = idx
-        start = max(0, seq.size(1) - block_size)  # a long prompt is cropped to its last block_size tokens
-        caches = None  # one KVCache per block, holding the current window
-        stop = torch.tensor(list(stop_tokens), device=idx.device, dtype=torch.long)
-        finished = torch.zeros(idx.size(0), dtype=torch.bool, device=idx.device)
-        inner = getattr(model, '_orig_mod', model)  # the GPT inside a torch.compile wrapper
-        decode = Decoder(inner) if isinstance(inner, GPT) else model.decode  # another model (lesson 11's ONNX) brings its own
-        for _ in range(max_new_tokens):
-            new_start = window_start(seq.size(1), start, block_size)
-            if new_start != start: start, caches = new_start, None  # the window slid: rebuild the caches
-            if use_cache and caches is None:  # prefill: the whole window through the model, filling the caches
-                caches = [KVCache(capacity=block_size) for _ in range(model.config.n_layer)]
-                logits, _ = model(seq[:, start:], kv_caches=caches)  # (B, 1, V)
-            elif use_cache:  # one new token, at its position in the window
-                logits = decode(seq[:, -1:], caches, seq.size(1) - 1 - start)  # (B, 1, V)
-            else:
-                logits, _ = model(seq[:, start:])  # (B, 1, V): the whole window, every step
-            logits = apply_repetition_penalty(logits[:, -1].float(), seq[:, start:],
-                                          sampling.repetition_penalty)  # (B, V)
-            next_id = sample_next(logits, sampling, generator)  # (B, 1)
-            seq = torch.cat([seq, next_id], dim=1)  # (B, T+1)
-            yield next_id
-            if len(stop):
-                finished |= torch.isin(next_id[:, 0], stop)
-                if finished.all(): break
+        engine = Engine(model, slots=idx.size(0), use_cache=use_cache, row_by_row=False)
+        rows = [engine.add(ids, sampling, generator, max_new_tokens=max_new_tokens) for ids in idx.tolist()]
+        stop, stopped = set(stop_tokens), [False] * len(rows)
+        while engine.rows:
+            engine.step()
+            for row in rows:
+                if row.error: raise row.error
+            yield torch.tensor([[row.seq[-1]] for row in rows], device=idx.device)  # (B, 1)
+            stopped = [s or row.seq[-1] in stop for s, row in zip(stopped, rows)]
+            if all(stopped): break
     finally:
         model.train(was_training)
 

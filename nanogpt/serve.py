@@ -30,86 +30,29 @@ from .errors import ConfigError, DataError, NanoGPTError, describe
 from .export import quantize_model
 from .files import moved, require
 from .runtime import available_memory, human
-from .sample import Decoder, Sampling, TextStream, apply_repetition_penalty, sample_next
+from .sample import Engine, Row, Sampling, TextStream
 
 __getattr__ = moved(__name__, {'held_back': 'nanogpt.sample'})  # the server's until lesson 07's
 
 # %% auto #0
 __all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'SERVE_EXTRA', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND',
-           'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'BODY_TIMEOUTS', 'SlotCaches', 'SlotCache', 'Completion', 'rows_mix',
-           'Engine', 'RequestError', 'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts',
-           'make_app', 'playground_page', 'listen', 'connection_cap', 'guarded_protocol', 'quiet_descriptor_shortage',
-           'serve']
+           'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'BODY_TIMEOUTS', 'check_cache_memory', 'Completion', 'Scheduler',
+           'RequestError', 'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts', 'make_app',
+           'playground_page', 'listen', 'connection_cap', 'guarded_protocol', 'quiet_descriptor_shortage', 'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
-class SlotCaches:
-    "KV caches for up to `slots` sequences decoded together: row `b` holds `lengths[b]` positions; rows `0 .. rows - 1` are in use"
-    def __init__(self, config,  # the model's GPTConfig
-                 slots: int,  # the most sequences decoded together
-                 device='cpu',  # where the model is
-                 dtype=torch.float32):  # the dtype of its keys and values
-        shape = (slots, config.n_head, config.block_size, config.n_embd // config.n_head)  # (S, nh, block_size, hs)
-        itemsize = torch.empty((), dtype=dtype).element_size()
-        needed = 2 * config.n_layer * math.prod(shape) * itemsize  # bytes of keys and values, every layer
-        free = available_memory(str(device))
-        if free is not None and needed > free:
-            raise ConfigError(f'slots={slots}: the KV caches would take {human(needed)}, more than the {human(free)} '
-                              f'free on {device}; lower --slots.')
-        self.k = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(config.n_layer)]
-        self.v = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(config.n_layer)]
-        self.lengths = torch.zeros(slots, dtype=torch.long, device=device)  # (S,)
-        self.slots, self.rows, self.active, self.write_at, self.mask = slots, 0, slice(0, 0), None, None
-        self.layers = [SlotCache(self, i) for i in range(config.n_layer)]  # what the model's blocks are given
-
-    def begin(self, rows: slice,  # the rows this pass runs
-              T: int):  # new positions per row
-        "Before a pass: where each row's new positions go, after its own, and the mask of the positions each new query sees"
-        lengths, device = self.lengths[rows], self.lengths.device  # (B,)
-        new = lengths[:, None] + torch.arange(T, device=device)  # (B, T): row b's new positions
-        seen = torch.arange(int(lengths.max()) + T, device=device)  # (L,): up to the longest row's last new position
-        self.active, self.write_at = rows, (torch.arange(len(lengths), device=device)[:, None], new)  # (B, 1), (B, T)
-        self.mask = (seen[None, None, :] <= new[:, :, None])[:, None]  # (B, 1, T, L): its own positions, causally
-
-    def end(self): self.lengths[self.active] += self.write_at[1].size(1)
-    def begin_step(self): self.begin(slice(0, self.rows), 1)  # a decode step: one new token for every row in use
-    def end_step(self): self.end()
-
-    @torch.inference_mode()
-    def prefill(self, model,  # the GPT these caches belong to
-                row: int,  # a row in use
-                ids: list):  # the token ids of the row's window before its newest token
-        "Empty `row` and run `ids` through `model` into it"
-        self.lengths[row] = 0
-        if not ids: return
-        self.begin(slice(row, row + 1), len(ids))
-        model(torch.tensor([ids], device=self.lengths.device), kv_caches=self.layers)
-        self.end()
-
-    def move(self, src: int,  # a row in use
-             dst: int):  # the row to copy it to
-        "Copy row `src`'s positions into row `dst`"
-        n = int(self.lengths[src])
-        for k, v in zip(self.k, self.v): k[dst, :, :n], v[dst, :, :n] = k[src, :, :n], v[src, :, :n]
-        self.lengths[dst] = n
-
-
-class SlotCache:
-    "One layer's part of `SlotCaches`, with the `update(k, v)` and `mask` of lesson 07's caches"
-    def __init__(self, caches: SlotCaches, layer: int): self.caches, self.layer = caches, layer
-
-    @property
-    def mask(self): return self.caches.mask
-
-    def update(self, k: torch.Tensor,  # (B, nh, T, hs): the new keys of the rows this pass runs
-               v: torch.Tensor):  # (B, nh, T, hs): their values
-        "Write each row's keys and values at its own positions; return the rows' keys and values up to the longest, (B, nh, L, hs)"
-        c = self.caches
-        keys, values = c.k[self.layer][c.active], c.v[self.layer][c.active]  # (B, nh, block_size, hs) views
-        rows, new = c.write_at  # (B, 1), (B, T)
-        keys[rows, :, new] = k.transpose(1, 2)  # (B, T, nh, hs) written at (b, :, new[b, t])
-        values[rows, :, new] = v.transpose(1, 2)
-        L = c.mask.size(-1)
-        return keys[:, :, :L], values[:, :, :L]  # (B, nh, L, hs) views
+def check_cache_memory(model,  # a GPT
+                       slots: int,  # the most sequences decoded together
+                      ):
+    "A one-line error when the KV caches of `slots` rows would not fit in the memory free"
+    config, param = model.config, next(model.parameters())
+    dtype = param.dtype if param.is_floating_point() else torch.float32
+    shape = (slots, config.n_head, config.block_size, config.n_embd // config.n_head)  # (S, nh, T, hs)
+    needed = 2 * config.n_layer * math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+    free = available_memory(str(param.device))
+    if free is not None and needed > free:
+        raise ConfigError(f'slots={slots}: the KV caches would take {human(needed)}, more than the '
+                          f'{human(free)} free on {param.device}; lower --slots.')
 
 # %% ../nbs/12_serving.ipynb #5644b9e9
 @dataclass
@@ -127,23 +70,16 @@ class Completion:
     def cancel(self): self.cancelled = True
 
 # %% ../nbs/12_serving.ipynb #74909f77
-def rows_mix(model) -> bool:
-    "Whether a row's numbers in a batched pass depend on the others (int8 scales over the batch)"
-    return any(type(m).__module__.startswith('torch.ao.nn.quantized') for m in model.modules())
-
-
-class Engine:
-    "Decodes every running request together, one token per step, on a thread of its own; `submit` adds a `Completion`"
+class Scheduler:
+    "Lesson 07's `Engine` on a thread of its own: `submit` queues a `Completion`, each step admits and decodes"
     def __init__(self, model,  # a GPT in eval mode
                  tokenizer,  # its tokenizer
                  slots: int = 16,  # the most requests decoded together (1: one at a time)
                  row_by_row: bool | None = None):  # a pass per row (None: if rows mix, as int8's)
-        self.model, self.tokenizer, self.block_size = model, tokenizer, model.config.block_size
-        self.row_by_row = rows_mix(model) if row_by_row is None else row_by_row
-        self.decode = Decoder(model)  # lesson 07's per-token path, its layers bound once for the server's life
-        param = next(model.parameters())
-        self.caches = SlotCaches(model.config, slots, param.device, param.dtype if param.is_floating_point() else torch.float32)
-        self.running, self.waiting, self.lock = [], deque(), threading.Lock()
+        check_cache_memory(model, slots)
+        self.engine = Engine(model, slots, row_by_row=row_by_row)
+        self.tokenizer, self.block_size, self.row_by_row = tokenizer, model.config.block_size, self.engine.row_by_row
+        self.running, self.waiting, self.lock = {}, deque(), threading.Lock()  # running: {Row: Completion}
         self.wake, self.stopping, self.steps, self.thread = threading.Event(), False, 0, None
 
     def submit(self, completion: Completion):
@@ -169,115 +105,67 @@ class Engine:
                 continue
             try: self.step()
             except Exception as e:  # the batch's own pass failed (a bug): its requests end with the error, the waiting ones stay
-                running, self.running, self.caches.rows = self.running, [], 0
-                for c in running: c.emit('error', describe(e))
+                for row in list(self.running): self._fail(row, e)
 
 # %% ../nbs/12_serving.ipynb #27ec58aa
 @patch
-def _prefill(self: Engine, row: int):
-    "Fill `row`'s cache with its window up to, not including, the last token"
-    c = self.running[row]
-    self.caches.prefill(self.model, row, c.seq[c.start:-1])
-
-
-@patch
-def _admit(self: Engine):
+def _admit(self: Scheduler):
     "Move waiting requests into free rows; one that cannot start ends alone, with its error"
-    while self.caches.rows < self.caches.slots:
+    while len(self.engine.rows) < self.engine.caches.slots:
         with self.lock:
             if not self.waiting: return
             c = self.waiting.popleft()
         if c.cancelled: continue  # its client left while it waited
-        self.running.append(c)
-        self.caches.rows += 1
         try:
-            c.seq, c.start, c.text = list(c.ids), max(0, len(c.ids) - self.block_size), TextStream(self.tokenizer, c.stops)
             seed = secrets.randbits(63) if c.seed is None else c.seed
-            c.generator = sampling.seeded_generator(seed, self.caches.lengths.device)
-            self._prefill(self.caches.rows - 1)
-        except Exception as e: self._fail(self.caches.rows - 1, e)
+            generator = sampling.seeded_generator(seed, self.engine.device)
+            c.text = TextStream(self.tokenizer, c.stops)
+            self.running[self.engine.add(c.ids, c.sampling, generator, max_new_tokens=c.max_tokens)] = c
+        except Exception as e: c.emit('error', describe(e))
 
 
 @patch
-def _remove(self: Engine, row: int):
-    "Drop the request in `row`; the last row moves into its place"
-    last = self.caches.rows - 1
-    if row != last:
-        self.caches.move(last, row)
-        self.running[row] = self.running[last]
-    self.running.pop()
-    self.caches.rows -= 1
+def _end(self: Scheduler, row: Row):
+    "Take the request in `row` out of the engine: its row is free for the next one"
+    self.engine.remove(row)
+    return self.running.pop(row)
 
 
 @patch
-def _fail(self: Engine, row: int, error: Exception):
+def _fail(self: Scheduler, row: Row, error: Exception):
     "End the request in `row` alone: its row is freed, its client gets the error, the other rows go on"
-    c = self.running[row]
-    self._remove(row)
-    c.emit('error', describe(error))
+    self._end(row).emit('error', describe(error))
 
 # %% ../nbs/12_serving.ipynb #9a207641
 @patch
 @torch.inference_mode()
-def step(self: Engine):
-    "Admit, drop the cancelled, slide full windows, decode one token for every row, sample and hand out each row's text"
+def step(self: Scheduler):
+    "Admit, drop the cancelled, decode one token for every row (the engine's `step`), hand out each row's text"
     self._admit()
-    for row in reversed(range(self.caches.rows)):
-        if self.running[row].cancelled: self._remove(row)
-    for row in reversed(range(self.caches.rows)):  # from the last: a failed row takes the last one's place, already done
-        c = self.running[row]
-        start = sampling.window_start(len(c.seq), c.start, self.block_size)
-        if start == c.start: continue
-        c.start = start  # the window slid: refill the row, as generate_stream does
-        try: self._prefill(row)
-        except Exception as e: self._fail(row, e)
-    if not self.caches.rows: return
-    tokens = torch.tensor([[c.seq[-1]] for c in self.running], device=self.caches.lengths.device)  # (B, 1)
-    logits = self._logits(tokens)  # (B, V)
+    for row, c in list(self.running.items()):
+        if c.cancelled: self._end(row)
+    if not self.running: return
+    decoded = self.engine.step()
     self.steps += 1
-    for row in reversed(range(self.caches.rows)):
-        try: self._advance(row, logits[row:row + 1])
+    for row, token in decoded:
+        try: self._advance(row, token)
         except Exception as e: self._fail(row, e)  # this request's settings or text failed: it ends, the batch goes on
 
 
 @patch
-def _logits(self: Engine, tokens: torch.Tensor,  # (B, 1) each row's newest token
-           ) -> torch.Tensor:
-    "(B, V) every row's next-token logits: in one pass, or with `row_by_row` a pass per row"
-    c = self.caches
-    if not self.row_by_row:
-        c.begin_step()
-        logits = self.decode(tokens, c.layers, c.lengths[:c.rows, None])[:, -1]  # (B, V)
-        c.end_step()
-        return logits
-    out = []
-    for row in range(c.rows):
-        c.begin(slice(row, row + 1), 1)
-        logits = self.decode(tokens[row:row + 1], c.layers, c.lengths[row:row + 1, None])  # (1,1,V)
-        out.append(logits[:, -1])
-        c.end()
-    return torch.cat(out)
-
-
-@patch
-def _advance(self: Engine, row: int,
-             logits: torch.Tensor):  # (1, V) the row's next-token logits
-    "Sample the row's next token with its own settings and generator, hand out its text, and end it once it is done"
+def _advance(self: Scheduler, row: Row,
+             token: int | None):  # the row's new token (None: its sampling failed, `row.error` says why)
+    "Hand out the row's new text, and end its request once it is done"
     c = self.running[row]
-    logits, penalty = logits.float(), c.sampling.repetition_penalty  # (1, V)
-    if penalty != 1.0:
-        context = torch.tensor([c.seq[c.start:]], device=logits.device)  # (1, T)
-        logits = apply_repetition_penalty(logits, context, penalty)
-    token = int(sample_next(logits, c.sampling, c.generator))
-    c.seq.append(token)
-    c.generated += 1
+    if row.error is not None: raise row.error
+    c.generated = row.generated
     delta = c.text.feed(token)
     if delta: c.emit('text', delta)
-    if c.text.stopped or c.generated >= c.max_tokens:
+    if c.text.stopped or row.done:
         rest = c.text.finish()
         if rest: c.emit('text', rest)
         c.emit('done', 'stop' if c.text.stopped else 'length')
-        self._remove(row)
+        self._end(row)
 
 # %% ../nbs/12_serving.ipynb #a5ee3cce
 class RequestError(NanoGPTError):
@@ -420,7 +308,7 @@ def _error_event(message: str) -> str:
     return f"data: {json.dumps(RequestError(message, status=500, kind='server_error').body())}\n\n"
 
 
-async def _complete(request, engine: Engine, model_name: str, max_tokens_limit: int, max_body: int,
+async def _complete(request, engine: Scheduler, model_name: str, max_tokens_limit: int, max_body: int,
                     max_prompt: int):
     "POST /v1/completions"
     from fastapi.responses import JSONResponse, StreamingResponse
@@ -489,7 +377,7 @@ def make_app(model,  # a GPT in eval mode
              max_prompt: int = MAX_PROMPT_CHARS):  # the longest prompt accepted (characters)
     "The FastAPI application: /v1/completions, /v1/models, /health and the playground at /"
     fastapi, responses = require('fastapi', *SERVE_EXTRA), require('fastapi.responses', *SERVE_EXTRA)
-    engine = Engine(model, tokenizer, slots)
+    engine = Scheduler(model, tokenizer, slots)
     from contextlib import asynccontextmanager
     @asynccontextmanager
     async def lifespan(app):
@@ -528,7 +416,7 @@ def make_app(model,  # a GPT in eval mode
         authorize(request)
         return responses.JSONResponse({'object': 'list', 'data': [{'id': model_name, 'object': 'model', 'created': 0, 'owned_by': 'nanogpt'}]})
     async def health(request):
-        return responses.JSONResponse({'status': 'ok', 'model': model_name, 'running': engine.caches.rows, 'waiting': len(engine.waiting),
+        return responses.JSONResponse({'status': 'ok', 'model': model_name, 'running': len(engine.running), 'waiting': len(engine.waiting),
                                        'auth': api_key is not None, 'steps': engine.steps})
     async def playground(request): return responses.HTMLResponse(playground_page(model_name))
     def checked(endpoint):  # every route checks the Host and Origin headers first
