@@ -28,25 +28,34 @@ class GPTConfig:
     "The sizes of a GPT; the defaults are GPT-2 small (124M parameters)"
     block_size: int = 1024  # longest context, in tokens (also the number of position embeddings)
     vocab_size: int = 50257  # number of distinct tokens (GPT-2's BPE: 50,257)
-    pad_vocab_size_multiple: int = 1  # pad the embedding and output rows up to a multiple of this (64 is faster on GPUs); results are unchanged
+    pad_vocab_size_multiple: int = 1  # pad the vocabulary's rows to a multiple (64: faster on GPUs)
     n_layer: int = 12  # number of transformer blocks
     n_head: int = 12  # attention heads per block; must divide n_embd
     n_embd: int = 768  # width of the residual stream
     dropout: float = 0.0  # dropout probability (0 for pretraining, 0.1-0.2 for small data)
-    bias: bool = True  # biases in Linear layers and LayerNorms, as GPT-2 (False is a little better and faster)
-    gelu_approximate: str = 'none'  # GELU as written ('none', nanoGPT) or its tanh approximation ('tanh': OpenAI's GPT-2, needed to match its weights exactly)
-    gradient_checkpointing: bool = False  # recompute each block's activations in the backward pass: less memory, ~30% more compute
+    # biases in Linear layers and LayerNorms, as GPT-2 (False is a little better and faster)
+    bias: bool = True
+    # GELU as written ('none', nanoGPT) or its tanh approximation ('tanh': OpenAI's GPT-2, needed to
+    # match its weights exactly)
+    gelu_approximate: str = 'none'
+    # recompute each block's activations in the backward pass: less memory, ~30% more compute
+    gradient_checkpointing: bool = False
     # the modern GPT (lesson 14): each False or 0 keeps GPT-2's layout, which GPT-2's weights need
-    rope: bool = False  # rotary position embeddings on queries and keys instead of learned position embeddings
+    # rotary position embeddings on queries and keys instead of learned position embeddings
+    rope: bool = False
     qk_norm: bool = False  # RMS-normalise each head's queries and keys before attention
     relu2: bool = False  # ReLU squared in the MLP instead of GELU
     rmsnorm: bool = False  # RMSNorm without parameters instead of LayerNorm
     embed_norm: bool = False  # a norm right after the embeddings
-    tie_weights: bool = True  # the output layer shares the token embedding's tensor (False: a head of its own)
-    zero_init: bool = False  # start every output projection (c_proj) at zero, so each block starts as the identity
-    logit_softcap: float = 0.0  # squash the logits into (-cap, cap) with cap * tanh(logits / cap) (0: off; nanochat: 15)
+    # the output layer shares the token embedding's tensor (False: a head of its own)
+    tie_weights: bool = True
+    # start every output projection (c_proj) at zero, so each block starts as the identity
+    zero_init: bool = False
+    # squash the logits into (-cap, cap) with cap * tanh(logits / cap) (0: off; nanochat: 15)
+    logit_softcap: float = 0.0
 
-    def __post_init__(self): _check_config(self)  # every GPTConfig, also one made by dataclasses.replace, is checked
+    # every GPTConfig is checked, also one that dataclasses.replace makes
+    def __post_init__(self): _check_config(self)
 
     @property
     def padded_vocab_size(self) -> int:
@@ -58,48 +67,68 @@ class GPTConfig:
 MODERN_SWITCHES = ('rope', 'qk_norm', 'relu2', 'rmsnorm', 'embed_norm', 'tie_weights', 'zero_init')
 
 
-def _check_config(cfg: GPTConfig):
-    "Raise a `ConfigError` naming the first field of `cfg` a GPT cannot be built with, and what to pass"
-    for name in ('block_size', 'vocab_size', 'pad_vocab_size_multiple', 'n_layer', 'n_head', 'n_embd'):  # whole numbers >= 1
+def _check_sizes(cfg: GPTConfig):
+    "Raise a `ConfigError` unless the sizes in `cfg` are whole numbers >= 1, n_head dividing n_embd"
+    sizes = ('block_size', 'vocab_size', 'pad_vocab_size_multiple', 'n_layer', 'n_head', 'n_embd')
+    for name in sizes:
         value = getattr(cfg, name)
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise ConfigError(f'GPTConfig.{name} must be a whole number (e.g. {name}={getattr(GPTConfig, name)}), '
+            raise ConfigError(f'GPTConfig.{name} must be a whole number '
+                              f'(e.g. {name}={getattr(GPTConfig, name)}), '
                               f'got {value!r} ({type(value).__name__}).')
         if value < 1: raise ConfigError(f'GPTConfig.{name} must be at least 1, got {value}.')
     if cfg.n_embd % cfg.n_head != 0:
-        raise ConfigError(f'n_embd={cfg.n_embd} must be a multiple of n_head={cfg.n_head}: each head gets '
-                          'n_embd // n_head channels. Change n_embd or n_head.')
-    if isinstance(cfg.dropout, bool) or not isinstance(cfg.dropout, numbers.Real) or not 0 <= cfg.dropout < 1:
-        raise ConfigError(f'GPTConfig.dropout must be a probability in [0, 1) (e.g. dropout=0.1), got {cfg.dropout!r}.')
-    if isinstance(cfg.logit_softcap, bool) or not isinstance(cfg.logit_softcap, numbers.Real) or cfg.logit_softcap < 0:
-        raise ConfigError(f'GPTConfig.logit_softcap must be 0 (off) or a positive number (e.g. 15), got {cfg.logit_softcap!r}.')
+        raise ConfigError(f'n_embd={cfg.n_embd} must be a multiple of n_head={cfg.n_head}: '
+                          'each head gets n_embd // n_head channels. Change n_embd or n_head.')
+
+
+def _is_number(value) -> bool:  # a field's value
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _check_config(cfg: GPTConfig):
+    "Raise a `ConfigError` naming the first field of `cfg` no GPT can be built with, and the fix"
+    _check_sizes(cfg)
+    if not _is_number(cfg.dropout) or not 0 <= cfg.dropout < 1:
+        raise ConfigError('GPTConfig.dropout must be a probability in [0, 1) (e.g. dropout=0.1), '
+                          f'got {cfg.dropout!r}.')
+    if not _is_number(cfg.logit_softcap) or cfg.logit_softcap < 0:
+        raise ConfigError('GPTConfig.logit_softcap must be 0 (off) or a positive number (e.g. 15), '
+                          f'got {cfg.logit_softcap!r}.')
     if cfg.rope and (cfg.n_embd // cfg.n_head) % 2:
-        raise ConfigError(f'rope=True turns pairs of channels, so n_embd // n_head must be even; got {cfg.n_embd // cfg.n_head}.')
+        raise ConfigError('rope=True turns pairs of channels, so n_embd // n_head must be even; '
+                          f'got {cfg.n_embd // cfg.n_head}.')
     for name in ('bias', 'gradient_checkpointing', *MODERN_SWITCHES):
         if not isinstance(getattr(cfg, name), bool):
-            raise ConfigError(f'GPTConfig.{name} must be True or False, got {getattr(cfg, name)!r}.')
+            raise ConfigError(f'GPTConfig.{name} must be True or False, '
+                              f'got {getattr(cfg, name)!r}.')
     if cfg.gelu_approximate not in ('none', 'tanh'):
-        raise ConfigError(f"GPTConfig.gelu_approximate must be 'none' or 'tanh', got {cfg.gelu_approximate!r}.")
+        raise ConfigError("GPTConfig.gelu_approximate must be 'none' or 'tanh', "
+                          f'got {cfg.gelu_approximate!r}.')
 
 
 def layout_changes(config: GPTConfig) -> dict:
-    "The options of the modern GPT (lesson 14) that `config` sets away from GPT-2's layout: {name: value}"
+    "The options of the modern GPT (lesson 14) that `config` sets away from GPT-2's layout"
     names = (*MODERN_SWITCHES, 'logit_softcap')
-    return {name: getattr(config, name) for name in names if getattr(config, name) != getattr(GPTConfig, name)}
+    return {name: getattr(config, name) for name in names
+            if getattr(config, name) != getattr(GPTConfig, name)}
 
 # %% ../nbs/05_gpt.ipynb #fe4011b5
 class MLP(nn.Module):
     "The position-wise feed-forward network: widen 4x, GELU, project back, dropout"
-    def __init__(self, config):  # any object with n_embd, dropout, bias (and optionally gelu_approximate)
+    def __init__(self, config):  # any object with n_embd, dropout, bias (maybe gelu_approximate)
         super().__init__()
         self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd, bias=config.bias)
-        self.gelu = nn.GELU(approximate=getattr(config, 'gelu_approximate', 'none'))  # 'tanh' for OpenAI's GPT-2 weights
-        if getattr(config, 'relu2', False): self.gelu = ReLU2()  # the modern MLP's activation (lesson 14); nanoGPT's name kept
+        # 'tanh' for OpenAI's GPT-2 weights
+        self.gelu = nn.GELU(approximate=getattr(config, 'gelu_approximate', 'none'))
+        # the modern MLP's activation (lesson 14); nanoGPT's name kept
+        if getattr(config, 'relu2', False): self.gelu = ReLU2()
         self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd, bias=config.bias)
         self.dropout = nn.Dropout(config.dropout)
 
     def forward(self, x):  # (B, T, C)
-        return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))  # (B, T, 4C) inside, (B, T, C) out
+        # (B, T, 4C) inside, (B, T, C) out
+        return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
 
 # %% ../nbs/05_gpt.ipynb #3cccfa6f
 LAYER_NORM_EPS = 1e-5  # added to the variance before the square root: GPT-2's and PyTorch's default
@@ -114,7 +143,8 @@ class LayerNorm(nn.Module):
         self.bias = nn.Parameter(torch.zeros(ndim)) if bias else None
 
     def forward(self, x):  # (B, T, C)
-        return F.layer_norm(x, self.weight.shape, self.weight, self.bias, LAYER_NORM_EPS)  # (B, T, C)
+        # (B, T, C)
+        return F.layer_norm(x, self.weight.shape, self.weight, self.bias, LAYER_NORM_EPS)
 
 # %% ../nbs/05_gpt.ipynb #63b0ccca
 def make_norm(config):  # any object with n_embd and bias (and optionally rmsnorm)
@@ -134,27 +164,31 @@ class Block(nn.Module):
 
     def forward(self, x,  # (B, T, C)
                 kv_cache=None,  # passed to the attention layer
-                rotary=None):  # passed to the attention layer: (cos, sin) of the positions, with rope
+                # passed to the attention layer: (cos, sin) of the positions, with rope
+                rotary=None):
         x = x + self.attn(self.ln_1(x), kv_cache=kv_cache, rotary=rotary)  # (B, T, C): communicate
         return x + self.mlp(self.ln_2(x))  # (B, T, C): compute
 
 # %% ../nbs/05_gpt.ipynb #2443e462
 class GPT(nn.Module):
-    "A GPT-2 style language model: embeddings, `n_layer` pre-norm blocks, a final LayerNorm and a tied output layer"
+    "A GPT-2 style model: embeddings, `n_layer` pre-norm blocks, a final norm, a tied output layer"
     def __init__(self, config: GPTConfig):
         super().__init__()
         self.config = config
         embeddings = dict(wte=nn.Embedding(config.padded_vocab_size, config.n_embd))
-        if not config.rope: embeddings['wpe'] = nn.Embedding(config.block_size, config.n_embd)  # learned positions
+        # learned positions
+        if not config.rope: embeddings['wpe'] = nn.Embedding(config.block_size, config.n_embd)
         self.transformer = nn.ModuleDict(dict(
             **embeddings,
             drop=nn.Dropout(config.dropout),
             h=nn.ModuleList(Block(config) for _ in range(config.n_layer)),
             ln_f=make_norm(config),
         ))
-        if config.embed_norm: self.transformer.ln_e = make_norm(config)  # the norm after the embeddings
+        # the norm after the embeddings
+        if config.embed_norm: self.transformer.ln_e = make_norm(config)
         self.lm_head = nn.Linear(config.n_embd, config.padded_vocab_size, bias=False)
-        if config.tie_weights: self.lm_head.weight = self.transformer.wte.weight  # weight tying: one shared tensor
+        # weight tying: one shared tensor
+        if config.tie_weights: self.lm_head.weight = self.transformer.wte.weight
         self.apply(self._init_weights)
         for name, p in self.named_parameters():
             if not name.endswith('c_proj.weight'): continue
@@ -162,7 +196,8 @@ class GPT(nn.Module):
             else: nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
 
     def _init_weights(self, module):
-        if isinstance(module, (nn.Linear, nn.Embedding)): nn.init.normal_(module.weight, mean=0.0, std=0.02)
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
         if isinstance(module, nn.Linear) and module.bias is not None: nn.init.zeros_(module.bias)
 
 # %% ../nbs/05_gpt.ipynb #ced3e2d7
@@ -175,46 +210,71 @@ def _described(x) -> str:  # what a user passed, in an error message
 
 
 @patch
-def check_ids(self: GPT, ids: torch.Tensor,  # token ids, on any device
+def check_ids(self: GPT,
+              ids: torch.Tensor,  # token ids, on any device
               name: str = 'idx',  # what to call them in the error
-              ignore: int | None = None):  # one more value that is allowed (targets: -1, a position left out of the loss)
-    "Raise a `ConfigError` unless every id lies in [0, vocab_size); it reads the ids, so on a GPU it waits for them"
-    if not torch.is_tensor(ids): raise ConfigError(f'{name} must be a tensor of token ids; got {_described(ids)}: pass torch.tensor([ids]).')
+              ignore: int | None = None):  # one more allowed value (targets: -1, out of the loss)
+    "Raise a `ConfigError` unless every id lies in [0, vocab_size); on a GPU it waits for the ids"
+    if not torch.is_tensor(ids):
+        raise ConfigError(f'{name} must be a tensor of token ids; got {_described(ids)}: '
+                          'pass torch.tensor([ids]).')
     if ids.numel() == 0: return
     V = self.config.vocab_size
-    lo, hi = torch.aminmax(ids if ignore is None else ids.masked_fill(ids == ignore, 0))  # the ignored value counts as 0
+    lo, hi = torch.aminmax(ids if ignore is None else ids.masked_fill(ids == ignore, 0))
     if lo < 0 or hi >= V:
-        raise ConfigError(f'Token ids in {name} must lie in [0, {V}) (vocab_size={V}), got ids from {lo.item()} to '
-                          f'{hi.item()}: the data was tokenized with a different vocabulary, or vocab_size is too small.')
+        raise ConfigError(f'Token ids in {name} must lie in [0, {V}) (vocab_size={V}), '
+                          f'got ids from {lo.item()} to {hi.item()}: the data was tokenized with a '
+                          'different vocabulary, or vocab_size is too small.')
 
 # %% ../nbs/05_gpt.ipynb #cf0ca650
-@patch
-def _check_input(self: GPT, idx,  # (B, T) token ids
-                 targets,  # None, or (B, T) next token ids
-                 kv_caches,  # None, or one cache per block
-                 start_pos):  # an int, or a (B, 1) tensor of one start per row
-    "Clear errors for an input the model cannot take; ids are read only on the CPU, and not in a decode step"
-    if _tracing('is_exporting'): return  # sizes are symbols while torch.export traces: nothing to compare yet
+def _check_idx(idx):  # what was passed as the (B, T) token ids
+    "Raise a `ConfigError` unless `idx` is a (B, T) tensor of integer ids with at least one token"
     wanted = f'idx must be a (B, T) tensor of token ids; got {_described(idx)}'
     if not torch.is_tensor(idx): raise ConfigError(f'{wanted}: pass torch.tensor([ids]).')
     if idx.dim() == 1: raise ConfigError(f'{wanted}: add a batch dimension with idx[None].')
     if idx.dim() != 2: raise ConfigError(f'{wanted}: pass one row of ids per sequence.')
     if idx.dtype not in (torch.long, torch.int):
-        raise ConfigError(f'idx must hold integer token ids; got {_described(idx)}: pass idx.long().')
+        raise ConfigError(f'idx must hold integer token ids; got {_described(idx)}: '
+                          'pass idx.long().')
     B, T = idx.shape
-    if B == 0 or T == 0: raise ConfigError(f'idx must hold at least one token in at least one row; got {_described(idx)}.')
-    if targets is not None and (not torch.is_tensor(targets) or targets.shape != idx.shape or targets.dtype != torch.long):
-        raise ConfigError(f'targets must be a torch.long tensor of the shape of idx, {tuple(idx.shape)} (the next token '
-                          f'at each position, -1 to leave it out of the loss); got {_described(targets)}.')
-    if kv_caches is not None and len(kv_caches) != self.config.n_layer:
-        raise ConfigError(f'Pass one KV cache per block: got {len(kv_caches)} for n_layer={self.config.n_layer}.')
-    first = start_pos if isinstance(start_pos, int) else int(start_pos.max())  # the row that starts furthest on
-    if first + T > self.config.block_size:
+    if B == 0 or T == 0:
+        raise ConfigError('idx must hold at least one token in at least one row; '
+                          f'got {_described(idx)}.')
+
+
+def _check_targets(targets,  # None, or what was passed as the (B, T) next token ids
+                   shape: torch.Size,  # the shape of idx
+                  ):
+    "Raise a `ConfigError` unless `targets` is None or a torch.long tensor of `shape`"
+    if targets is None: return
+    if torch.is_tensor(targets) and targets.shape == shape and targets.dtype == torch.long: return
+    raise ConfigError(f'targets must be a torch.long tensor of the shape of idx, {tuple(shape)} '
+                      '(the next token at each position, -1 to leave it out of the loss); '
+                      f'got {_described(targets)}.')
+
+
+@patch
+def _check_input(self: GPT, idx,  # (B, T) token ids
+                 targets,  # None, or (B, T) next token ids
+                 kv_caches,  # None, or one cache per block
+                 start_pos):  # an int, or a (B, 1) tensor of one start per row
+    "Clear errors for an input the model cannot take; ids are read on a CPU only, not when decoding"
+    if _tracing('is_exporting'): return  # sizes are symbols while torch.export traces
+    _check_idx(idx)
+    _check_targets(targets, idx.shape)
+    n_layer, block_size, T = self.config.n_layer, self.config.block_size, idx.size(1)
+    if kv_caches is not None and len(kv_caches) != n_layer:
+        raise ConfigError(f'Pass one KV cache per block: got {len(kv_caches)} '
+                          f'for n_layer={n_layer}.')
+    first = start_pos if isinstance(start_pos, int) else int(start_pos.max())  # the furthest start
+    if first + T > block_size:
         where = f' starting at position {first}' if first else ''
-        raise ConfigError(f'The input has {T} tokens{where} but the context is block_size={self.config.block_size}: '
-                         f'pass at most {self.config.block_size - first} (crop the input to its last tokens).')
-    decoding = kv_caches is not None and T == 1 and (torch.is_tensor(start_pos) or start_pos > 0)  # a sampled token
-    if _tracing('is_compiling') or idx.device.type != 'cpu' or decoding: return  # reading the ids would wait for them
+        raise ConfigError(f'The input has {T} tokens{where} but the context is '
+                          f'block_size={block_size}: '
+                          f'pass at most {block_size - first} (crop the input to its last tokens).')
+    # a sampled token after the prompt: the forward pass must not wait to read it
+    decoding = kv_caches is not None and T == 1 and (torch.is_tensor(start_pos) or start_pos > 0)
+    if _tracing('is_compiling') or idx.device.type != 'cpu' or decoding: return
     self.check_ids(idx)
     if targets is not None: self.check_ids(targets, 'targets', ignore=-1)
 
@@ -222,9 +282,11 @@ def _check_input(self: GPT, idx,  # (B, T) token ids
 @patch
 def _embed(self: GPT, idx,  # (B, T) token ids
            pos):  # (T,) or (B, T) their positions
-    "(the block stack's input (B, T, C), rotary tables or None): token embeddings plus learned positions or rotary ones"
+    """(the block stack's input (B, T, C), rotary tables or None): token embeddings plus learned
+    positions, or rotary ones"""
     x = self.transformer.wte(idx)  # (B, T, C)
-    if self.config.rope: rotary = rotary_tables(pos, self.config.n_embd // self.config.n_head)  # positions turn q and k
+    # positions turn q and k
+    if self.config.rope: rotary = rotary_tables(pos, self.config.n_embd // self.config.n_head)
     else: x, rotary = x + self.transformer.wpe(pos), None  # (B, T, C): positions added
     if self.config.embed_norm: x = self.transformer.ln_e(x)  # (B, T, C)
     return self.transformer.drop(x), rotary
@@ -240,21 +302,28 @@ def _logits(self: GPT, x):  # (B, T, C) after the final norm
 
 @patch
 def forward(self: GPT, idx,  # (B, T) token ids
-            targets=None,  # (B, T) the next token ids, -1 to ignore a position; None when generating
+            # (B, T) the next token ids, -1 to ignore a position; None when generating
+            targets=None,
             kv_caches=None,  # None, or one cache per block (see `CausalSelfAttention`)
-            start_pos: int | torch.Tensor = 0,  # position of idx[:, 0] after the cached ones, or a (B, 1) tensor, one per row
-            all_logits: bool = False):  # without targets, the logits of every position rather than the last
-    "(logits, loss): logits (B, T, vocab_size) and the mean cross-entropy with targets, else (B, 1, vocab_size) and None"
+            # position of idx[:, 0] after the cached ones, or a (B, 1) tensor, one per row
+            start_pos: int | torch.Tensor = 0,
+            # without targets, the logits of every position rather than the last
+            all_logits: bool = False):
+    """(logits, loss): logits (B, T, vocab_size) and the mean cross-entropy with targets, else
+    (B, 1, vocab_size) and None"""
     self._check_input(idx, targets, kv_caches, start_pos)
     T = idx.size(1)
-    if torch.is_tensor(start_pos): pos = start_pos + torch.arange(T, device=idx.device)  # (B, T): each row from its start
+    # (B, T): each row from its start
+    if torch.is_tensor(start_pos): pos = start_pos + torch.arange(T, device=idx.device)
     else: pos = torch.arange(start_pos, start_pos + T, device=idx.device)  # (T,)
     x, rotary = self._embed(idx, pos)  # (B, T, C), and (cos, sin) with rope
     for i, block in enumerate(self.transformer.h):
         if self.config.gradient_checkpointing and self.training and kv_caches is None:
-            x = checkpoint(block, x, None, rotary, use_reentrant=False)  # (B, T, C), recomputed in backward
+            # (B, T, C), recomputed in backward
+            x = checkpoint(block, x, None, rotary, use_reentrant=False)
         else:
-            x = block(x, kv_cache=None if kv_caches is None else kv_caches[i], rotary=rotary)  # (B, T, C)
+            # (B, T, C)
+            x = block(x, kv_cache=None if kv_caches is None else kv_caches[i], rotary=rotary)
     x = self.transformer.ln_f(x)  # (B, T, C)
     V = self.config.vocab_size
     if targets is None:
@@ -265,7 +334,8 @@ def forward(self: GPT, idx,  # (B, T) token ids
 
 # %% ../nbs/05_gpt.ipynb #761a98d0
 @patch
-def num_params(self: GPT, non_embedding: bool = True,  # subtract the position embeddings, as nanoGPT reports
+def num_params(self: GPT,
+               non_embedding: bool = True,  # subtract the position embeddings, as nanoGPT
               ) -> int:
     "Number of parameters, a tied output layer counted once"
     n = sum(p.numel() for p in self.parameters())
@@ -274,12 +344,14 @@ def num_params(self: GPT, non_embedding: bool = True,  # subtract the position e
 
 @patch
 def flops_per_token(self: GPT) -> int:
-    "Estimated FLOPs of a forward and backward pass per token at full context: 6N + 12 L T C (PaLM appendix B, as nanoGPT)"
+    """Estimated FLOPs of a forward and backward pass per token at full context: 6N + 12 L T C
+    (PaLM appendix B, as nanoGPT)"""
     cfg = self.config
     return 6 * self.num_params() + 12 * cfg.n_layer * cfg.block_size * cfg.n_embd
 
 @patch
-def estimate_mfu(self: GPT, fwdbwd_per_iter: int,  # sequences of block_size tokens per optimizer step
+def estimate_mfu(self: GPT,
+                 fwdbwd_per_iter: int,  # sequences of block_size tokens per optimizer step
                  dt: float,  # seconds per optimizer step
                  peak_flops: float,  # the device's peak FLOP/s (A100 bfloat16: 312e12)
                 ) -> float:
@@ -290,16 +362,16 @@ def estimate_mfu(self: GPT, fwdbwd_per_iter: int,  # sequences of block_size tok
 # %% ../nbs/05_gpt.ipynb #c94c90b6
 @patch
 def crop_block_size(self: GPT, block_size: int):  # the new, smaller context
-    "Shrink the context to `block_size` by keeping the first position embeddings (for fine-tuning at a shorter context)"
+    "Shrink the context to `block_size`, keeping the first position embeddings (to fine-tune)"
     if not 0 < block_size <= self.config.block_size:
-        raise ConfigError(f'crop_block_size can only shrink the context: got {block_size}, the model has '
-                         f'block_size={self.config.block_size}.')
+        raise ConfigError(f'crop_block_size can only shrink the context: got {block_size}, '
+                          f'the model has block_size={self.config.block_size}.')
     self.config = replace(self.config, block_size=block_size)
     if not self.config.rope:  # rotary positions have no table to crop
-        self.transformer.wpe.weight = nn.Parameter(self.transformer.wpe.weight[:block_size].detach().clone())
+        kept = self.transformer.wpe.weight[:block_size].detach().clone()
+        self.transformer.wpe.weight = nn.Parameter(kept)
     for block in self.transformer.h: block.attn.block_size = block_size
     return self
-
 
 # %% ../nbs/05_gpt.ipynb #cdebe9ca
 def _moved(method: str,  # nanoGPT's name for it
@@ -313,7 +385,8 @@ def _moved(method: str,  # nanoGPT's name for it
 @patch(cls_method=True)
 def from_pretrained(cls: GPT, *args, **kwargs):
     "nanoGPT's loader of GPT-2's weights; here the function `nanogpt.from_pretrained` (lesson 08)"
-    raise _moved('from_pretrained', "nanogpt.from_pretrained('gpt2')", 'nanogpt.pretrained.from_pretrained')
+    raise _moved('from_pretrained', "nanogpt.from_pretrained('gpt2')",
+                 'nanogpt.pretrained.from_pretrained')
 
 
 @patch
@@ -326,4 +399,5 @@ def save_pretrained(self: GPT, *args, **kwargs):
 @patch
 def generate(self: GPT, *args, **kwargs):
     "nanoGPT's sampler; here the function `nanogpt.generate` (lesson 07)"
-    raise _moved('generate', 'nanogpt.generate(model, idx, max_new_tokens)', 'nanogpt.sample.generate')
+    raise _moved('generate', 'nanogpt.generate(model, idx, max_new_tokens)',
+                 'nanogpt.sample.generate')
