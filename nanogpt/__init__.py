@@ -13,13 +13,13 @@ from .sample import generate
 _all_ = ['from_pretrained', 'save_pretrained', 'generate']
 
 # %% ../nbs/engine/09_package.ipynb #ba4b8468
-def jupyter_pre_save(model: dict,  # the notebook JupyterLab is about to write, as its contents model
+def jupyter_pre_save(model: dict,  # the notebook JupyterLab is about to write (its contents model)
                      path: str,  # where it goes, relative to the server's root
                      **kwargs):  # the contents manager; unused
-    "JupyterLab's pre-save hook, installed with the package: nbdev's cleaning, for nbdev projects' notebooks"
+    "JupyterLab's pre-save hook, installed with the package: nbdev's cleaning, in nbdev projects"
     try:
         from nbdev.clean import clean_jupyter
-    except ModuleNotFoundError:  # nbdev comes with the dev extra; without it notebooks are saved as they are
+    except ModuleNotFoundError:  # nbdev comes with the dev extra; without it, saved as they are
         return
     clean_jupyter(path=path, model=model, **kwargs)
 
@@ -30,5 +30,5 @@ def _jupyter_server_extension_points() -> list:
 
 
 def _load_jupyter_server_extension(server_app):  # the running Jupyter Server
-    "Clean notebooks as they are saved: register `jupyter_pre_save` with the server's contents manager"
+    "Clean notebooks as they are saved: `jupyter_pre_save` is the contents manager's pre-save hook"
     server_app.contents_manager.register_pre_save_hook(jupyter_pre_save)

@@ -20,8 +20,9 @@ from .model import GPT, GPTConfig
 from .tokenizers import tokenizer_from_meta
 
 # rng_state and set_rng_state lived here before 0.2; TOKENIZER_FILE and clean_state_dict in 0.2
-__getattr__ = moved(__name__, {**dict.fromkeys(['rng_state', 'set_rng_state'], 'nanogpt.files'),
-                               **dict.fromkeys(['TOKENIZER_FILE', 'clean_state_dict'], 'nanogpt.pretrained')})
+__getattr__ = moved(__name__, {'rng_state': 'nanogpt.files', 'set_rng_state': 'nanogpt.files',
+                               'TOKENIZER_FILE': 'nanogpt.pretrained',
+                               'clean_state_dict': 'nanogpt.pretrained'})
 
 # %% auto #0
 __all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'MAX_BLOCK_SIZE', 'save_checkpoint',
@@ -30,59 +31,73 @@ __all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 
 
 # %% ../nbs/engine/02_checkpoint.ipynb #21ac8027
 CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has every key
-    'model': 'the weights: a state dict without the `_orig_mod.` (torch.compile) and `module.` (DDP) prefixes',
+    'model': 'the weights: a state dict without the `_orig_mod.` (torch.compile) and `module.` '
+             '(DDP) prefixes',
     'optimizer': "the optimizer's state dict: AdamW's moments and step count per parameter",
     'model_args': 'the GPTConfig fields, to build the model before loading its weights',
     'config': "the run's resolved training configuration, a plain dict",
     'tokenizer': "the `tokenizer` entry of the dataset's meta.json, so sampling needs nothing else",
     'iter_num': 'the number of optimizer steps taken',
     'best_val_loss': 'the best validation loss so far (a float)',
-    'rng': "the random generators' states (torch, Python, CUDA where used): dropout continues as it would have",
+    'rng': "the random generators' states (torch, Python, CUDA where used): dropout continues "
+           'as it would have',
     'loaders': "each batch loader's state: the batches continue as they would have",
 }
 CHECKPOINT_KEYS = tuple(CHECKPOINT_SCHEMA)
-WEIGHT_KEYS = ('model', 'model_args')  # what a checkpoint needs to give a model to sample from or fine-tune
+# what a checkpoint needs to give a model to sample from or fine-tune
+WEIGHT_KEYS = ('model', 'model_args')
 
 # %% ../nbs/engine/02_checkpoint.ipynb #3a5168c2
 def save_checkpoint(path,  # the file to write
                     checkpoint: dict):  # every key of CHECKPOINT_SCHEMA
     "Write `checkpoint` to `path` atomically: a crash mid-save keeps the previous file"
     missing = [k for k in CHECKPOINT_KEYS if k not in checkpoint]
-    if missing: raise KeyError(f'A checkpoint needs every key of CHECKPOINT_SCHEMA; this one lacks {missing}.')
+    if missing:
+        raise KeyError('A checkpoint needs every key of CHECKPOINT_SCHEMA; '
+                       f'this one lacks {missing}.')
     buffer = io.BytesIO()
-    torch.save({**checkpoint, 'digest': tensor_digest([checkpoint['model'], checkpoint['optimizer']])}, buffer)
+    digest = tensor_digest([checkpoint['model'], checkpoint['optimizer']])
+    torch.save({**checkpoint, 'digest': digest}, buffer)
     atomic_write_bytes(path, buffer.getvalue())
 
 
 def load_checkpoint(path,  # a checkpoint file
                     device: str = 'cpu',  # where its tensors go
-                    keys=CHECKPOINT_KEYS):  # the keys it must hold (WEIGHT_KEYS: enough to build the model)
+                    keys=CHECKPOINT_KEYS):  # the keys it must hold (WEIGHT_KEYS: for the model)
     "The checkpoint at `path`, read with `weights_only=True`; `CheckpointError` if it is unusable"
     path = Path(path)
     if not path.is_file():
-        raise MissingError(f'No checkpoint at {path}: train with --init_from=scratch first, or point --out_dir at the '
-                           'folder that holds ckpt.pt.')
+        raise MissingError(f'No checkpoint at {path}: train with --init_from=scratch first, '
+                           'or point --out_dir at the folder that holds ckpt.pt.')
     try:
         checkpoint = torch.load(path, map_location=device, weights_only=True)
     except Exception as e:  # zip, pickle and I/O errors alike: the file is unusable
-        if 'Unsupported global' in str(e):  # a pickle that names a class or function: code would run
-            raise CheckpointError(f'{path} holds objects other than tensors and plain values, which could run code when loaded, '
-                                  'so it was not loaded: use a checkpoint from a source you trust.') from None
-        raise CheckpointError(f'{path} is not a readable checkpoint, truncated or corrupt ({describe(e, 120)}). Use another copy '
-                              '(best.pt), or start again with --init_from=scratch.') from None
-    if not isinstance(checkpoint, dict): raise CheckpointError(f'{path} holds a {type(checkpoint).__name__}, not a checkpoint.')
-    if 'digest' in checkpoint and checkpoint['digest'] != tensor_digest([checkpoint.get('model'), checkpoint.get('optimizer')]):
-        raise CheckpointError(f'{path} is damaged: its weights or optimizer state differ from the digest saved with them (a flipped '
-                              'bit on the disk or in a copy). Use another copy (best.pt), or start again with --init_from=scratch.')
+        if 'Unsupported global' in str(e):  # a pickle naming a class or function: code would run
+            raise CheckpointError(f'{path} holds objects other than tensors and plain values, '
+                                  'which could run code when loaded, so it was not loaded: '
+                                  'use a checkpoint from a source you trust.') from None
+        raise CheckpointError(f'{path} is not a readable checkpoint, truncated or corrupt '
+                              f'({describe(e, 120)}). Use another copy (best.pt), or start again '
+                              'with --init_from=scratch.') from None
+    if not isinstance(checkpoint, dict):
+        raise CheckpointError(f'{path} holds a {type(checkpoint).__name__}, not a checkpoint.')
+    parts = [checkpoint.get('model'), checkpoint.get('optimizer')]
+    if 'digest' in checkpoint and checkpoint['digest'] != tensor_digest(parts):
+        raise CheckpointError(f'{path} is damaged: its weights or optimizer state differ from the '
+                              'digest saved with them (a flipped bit on the disk or in a copy). '
+                              'Use another copy (best.pt), or start again with '
+                              '--init_from=scratch.')
     missing = [k for k in keys if k not in checkpoint]
     if missing:
-        what = 'a nanoGPT checkpoint, which cannot be resumed exactly' if 'rng' in missing and 'model' in checkpoint \
-            else 'not a nanogpt training checkpoint'
-        raise CheckpointError(f'{path} is {what}: it lacks {missing}. Fine-tune from it with --init_from={path.parent}.')
+        theirs = 'rng' in missing and 'model' in checkpoint  # nanoGPT's train.py wrote it
+        what = ('a nanoGPT checkpoint, which cannot be resumed exactly' if theirs
+                else 'not a nanogpt training checkpoint')
+        raise CheckpointError(f'{path} is {what}: it lacks {missing}. '
+                              f'Fine-tune from it with --init_from={path.parent}.')
     return checkpoint
 
 # %% ../nbs/engine/02_checkpoint.ipynb #df7f864c
-CHANGEABLE = ('dropout', 'gradient_checkpointing')  # GPTConfig fields a checkpoint's model may change when it is built
+CHANGEABLE = ('dropout', 'gradient_checkpointing')  # may change when a checkpoint's model is built
 MAX_BLOCK_SIZE = 2**24  # 16M tokens: a context beyond this is a damaged model_args, not a model
 
 
@@ -92,102 +107,126 @@ def _check_shapes(cfg: GPTConfig,  # what the checkpoint's model_args describe
     "Refuse a `cfg` the saved tensors contradict, before a model of its size is built"
     wte, wpe = state.get('transformer.wte.weight'), state.get('transformer.wpe.weight')
     if not isinstance(wte, torch.Tensor) or wte.dim() != 2:
-        raise CheckpointError('The weights lack a token embedding (transformer.wte.weight): not a GPT checkpoint.')
+        raise CheckpointError('The weights lack a token embedding (transformer.wte.weight): '
+                              'not a GPT checkpoint.')
     blocks = len({k.split('.')[2] for k in state if k.startswith('transformer.h.')})
-    saved = {'vocab_size (padded to a multiple of pad_vocab_size_multiple)': (cfg.padded_vocab_size, wte.shape[0]),
-             'n_embd': (cfg.n_embd, wte.shape[1]), 'n_layer': (cfg.n_layer, blocks)}
+    padded = 'vocab_size (padded to a multiple of pad_vocab_size_multiple)'
+    saved = {padded: (cfg.padded_vocab_size, wte.shape[0]), 'n_embd': (cfg.n_embd, wte.shape[1]),
+             'n_layer': (cfg.n_layer, blocks)}
     if wpe is not None: saved['block_size'] = (cfg.block_size, wpe.shape[0])
     for field, (described, held) in saved.items():
         if described != held:
-            raise CheckpointError(f"The checkpoint's model_args give {field} {described:,} but its "
-                                  f'weights hold {held:,}: its model_args are damaged; use another copy.')
+            raise CheckpointError(f"The checkpoint's model_args give {field} {described:,} but "
+                                  f'its weights hold {held:,}: its model_args are damaged; '
+                                  'use another copy.')
     if cfg.block_size > MAX_BLOCK_SIZE:
-        raise CheckpointError(f"The checkpoint's model_args give block_size={cfg.block_size:,}, more than "
-                              f'{MAX_BLOCK_SIZE:,} tokens: its model_args are damaged; use another copy.')
+        raise CheckpointError(f"The checkpoint's model_args give block_size={cfg.block_size:,}, "
+                              f'more than {MAX_BLOCK_SIZE:,} tokens: its model_args are damaged; '
+                              'use another copy.')
 
 
 def build_model(checkpoint: dict,  # a loaded checkpoint: at least `model` and `model_args`
                 **overrides,  # values for CHANGEABLE fields
                ) -> GPT:
-    "The `GPT` the checkpoint holds, with its weights; fields older checkpoints lack take their defaults"
-    if set(overrides) - set(CHANGEABLE): raise CheckpointError(f'Only {CHANGEABLE} can change when building from a checkpoint.')
+    "The `GPT` the checkpoint holds, with its weights; fields older ones lack take their defaults"
+    if set(overrides) - set(CHANGEABLE):
+        raise CheckpointError(f'Only {CHANGEABLE} can change when building from a checkpoint.')
     known = {f.name for f in fields(GPTConfig)}
-    try: cfg = GPTConfig(**{**{k: v for k, v in checkpoint['model_args'].items() if k in known}, **overrides})
-    except ConfigError as e: raise CheckpointError(f"The checkpoint's model_args describe no model: {e}") from None
-    state = {k: v for k, v in pretrained.clean_state_dict(checkpoint['model']).items() if not k.endswith('.attn.bias')}  # old mask buffers
-    state = fold_adapters(state, checkpoint.get('lora'))  # a LoRA run (lesson 13): its adapters folded into the weights
+    model_args = {k: v for k, v in checkpoint['model_args'].items() if k in known}
+    try: cfg = GPTConfig(**{**model_args, **overrides})
+    except ConfigError as e:
+        raise CheckpointError(f"The checkpoint's model_args describe no model: {e}") from None
+    state = {k: v for k, v in pretrained.clean_state_dict(checkpoint['model']).items()
+             if not k.endswith('.attn.bias')}  # not the old mask buffers
+    state = fold_adapters(state, checkpoint.get('lora'))  # a LoRA run's adapters (lesson 13)
     _check_shapes(cfg, state)
     model = GPT(cfg)
     try: model.load_state_dict(state)
     except RuntimeError as e:
-        raise CheckpointError(f"The weights do not fit the checkpoint's model_args ({describe(e, 200)}).") from None
+        raise CheckpointError("The weights do not fit the checkpoint's model_args "
+                              f'({describe(e, 200)}).') from None
     return model
 
 
 def find_checkpoint(folder,  # a run's out_dir
                    ) -> Path | None:
     "The best (else the last) checkpoint in `folder`, or None"
-    return next((Path(folder) / name for name in ('best.pt', 'ckpt.pt') if (Path(folder) / name).is_file()), None)
+    found = (Path(folder) / name for name in ('best.pt', 'ckpt.pt'))
+    return next((path for path in found if path.is_file()), None)
 
 
-def fold_adapters(state: dict,  # a model's state dict, possibly with LoRA tensors (`NAME.lora_A`, `NAME.lora_B`)
-                  record: dict | None,  # the checkpoint's `lora` record: at least `rank` and `alpha`
+def fold_adapters(state: dict,  # a state dict, perhaps with LoRA's `NAME.lora_A`, `NAME.lora_B`
+                  record: dict | None,  # the checkpoint's `lora` record: `rank`, `alpha` at least
                  ) -> dict:
-    "`state` with each LoRA adapter folded into its layer's weight: W + alpha / rank * B @ A, the adapter tensors dropped"
+    """`state` with each LoRA adapter folded into its layer's weight: W + alpha / rank * B @ A, the
+    adapter tensors dropped"""
     adapted = [k.removesuffix('.lora_A') for k in state if k.endswith('.lora_A')]
     if not adapted: return state
-    if record is None: raise CheckpointError(f'The weights hold LoRA adapters ({adapted[0]}, ...) but no `lora` record of their scale.')
+    if record is None:
+        raise CheckpointError(f'The weights hold LoRA adapters ({adapted[0]}, ...) but no `lora` '
+                              'record of their scale.')
     scale = record['alpha'] / record['rank']
     folded = {k: v for k, v in state.items() if not k.endswith(('.lora_A', '.lora_B'))}
-    for name in adapted: folded[f'{name}.weight'] = state[f'{name}.weight'] + scale * state[f'{name}.lora_B'] @ state[f'{name}.lora_A']
+    for name in adapted:
+        lora_A, lora_B = state[f'{name}.lora_A'], state[f'{name}.lora_B']
+        folded[f'{name}.weight'] = state[f'{name}.weight'] + scale * lora_B @ lora_A
     return folded
 
 # %% ../nbs/engine/02_checkpoint.ipynb #b77b86cf
 class _PlainUnpickler(pickle.Unpickler):
     "Reads dicts, lists, strings and numbers; a pickle that names any class or function is refused"
     def find_class(self, module, name):
-        raise CheckpointError(f'refers to {module}.{name}; only plain dicts, strings and integers are read')
+        raise CheckpointError(f'refers to {module}.{name}; only plain dicts, strings and integers '
+                              'are read')
 
 
 def read_nanogpt_meta(path,  # nanoGPT's data/NAME/meta.pkl
                      ) -> dict:
-    "The tokenizer entry (as in our meta.json) of a nanoGPT character dataset, read without running code"
+    "The tokenizer entry (as in our meta.json) of a nanoGPT character dataset, read running no code"
     try: meta = _PlainUnpickler(io.BytesIO(Path(path).read_bytes())).load()
-    except Exception as e: raise CheckpointError(f'{path} is not a nanoGPT meta.pkl ({describe(e)}).') from None
+    except Exception as e:
+        raise CheckpointError(f'{path} is not a nanoGPT meta.pkl ({describe(e)}).') from None
     itos = meta.get('itos') if isinstance(meta, dict) else None
     if not isinstance(itos, dict) or sorted(itos) != list(range(len(itos))) or \
             not all(isinstance(c, str) and len(c) == 1 for c in itos.values()):
-        raise CheckpointError(f'{path} has no character vocabulary (an `itos` dict of ids 0..V-1 to single characters).')
+        raise CheckpointError(f'{path} has no character vocabulary (an `itos` dict of ids 0..V-1 '
+                              'to single characters).')
     return {'kind': 'char', 'chars': ''.join(itos[i] for i in range(len(itos)))}
 
 # %% ../nbs/engine/02_checkpoint.ipynb #f2040978
 def _nanogpt_tokenizer(checkpoint: dict, folder: Path) -> dict | None:
-    "The tokenizer of a nanoGPT run in `folder`: its dataset's meta.pkl, a dataset prepared here, or GPT-2's for its padded vocabulary"
+    """The tokenizer of a nanoGPT run in `folder`: its dataset's meta.pkl, a dataset prepared here,
+    or GPT-2's for its padded vocabulary"""
     dataset = str(checkpoint.get('config', {}).get('dataset', ''))
     for place in (folder, folder.parent / 'data' / dataset, Path('data') / dataset):
         if (place / 'meta.pkl').is_file(): return read_nanogpt_meta(place / 'meta.pkl')
-    if (Path('data') / dataset / 'meta.json').is_file(): return json.loads((Path('data') / dataset / 'meta.json').read_text())['tokenizer']
-    if checkpoint['model_args'].get('vocab_size') == 50304: return {'kind': 'tiktoken', 'encoding': 'gpt2'}
+    prepared = Path('data') / dataset / 'meta.json'
+    if prepared.is_file(): return json.loads(prepared.read_text())['tokenizer']
+    if checkpoint['model_args'].get('vocab_size') == 50304:
+        return {'kind': 'tiktoken', 'encoding': 'gpt2'}
     return None
 
 
 def from_nanogpt(checkpoint: dict,  # loaded from a ckpt.pt that nanoGPT's train.py wrote
                  folder,  # the folder it came from
                 ) -> dict:
-    "The checkpoint with what our loaders expect: plain names, a float best_val_loss, GPT-2's padding, the tokenizer"
+    """The checkpoint with what our loaders expect: plain names, a float best_val_loss, GPT-2's
+    padding, the tokenizer"""
     if 'tokenizer' in checkpoint: return checkpoint  # one of ours
     tokenizer = _nanogpt_tokenizer(checkpoint, Path(folder))
     if tokenizer is None:
-        raise CheckpointError(f"{folder} holds a nanoGPT checkpoint but its tokenizer is not here: copy nanoGPT's "
-                              f"data/{checkpoint.get('config', {}).get('dataset', 'DATASET')}/meta.pkl into {folder}.")
+        dataset = checkpoint.get('config', {}).get('dataset', 'DATASET')
+        raise CheckpointError(f'{folder} holds a nanoGPT checkpoint but its tokenizer is not here: '
+                              f"copy nanoGPT's data/{dataset}/meta.pkl into {folder}.")
     model_args = dict(checkpoint['model_args'])
-    if model_args.get('vocab_size') == 50304 and tokenizer.get('kind') == 'tiktoken':  # GPT-2's 50,257 tokens, padded
+    if model_args.get('vocab_size') == 50304 and tokenizer.get('kind') == 'tiktoken':  # GPT-2's
         model_args.update(vocab_size=50257, pad_vocab_size_multiple=64)
-    return {**checkpoint, 'model': pretrained.clean_state_dict(checkpoint['model']), 'model_args': model_args, 'tokenizer': tokenizer,
+    return {**checkpoint, 'model': pretrained.clean_state_dict(checkpoint['model']),
+            'model_args': model_args, 'tokenizer': tokenizer,
             'best_val_loss': float(checkpoint.get('best_val_loss', float('inf')))}
 
 # %% ../nbs/engine/02_checkpoint.ipynb #3051331c
-def load_weights(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, or a Hugging Face-layout folder
+def load_weights(source,  # a run's out_dir (ours, nanoGPT's), a GPT-2 name or a Hugging Face folder
                  device: str = 'cpu',  # where the weights go
                  **overrides,  # values for CHANGEABLE fields
                 ) -> tuple[GPT, dict | None]:
@@ -197,10 +236,11 @@ def load_weights(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, o
         checkpoint = from_nanogpt(load_checkpoint(path, device, keys=WEIGHT_KEYS), path.parent)
         model = check_finite(build_model(checkpoint, **overrides), path)
         return model.to(device), checkpoint['tokenizer']
-    model = pretrained.from_pretrained(str(source), **overrides)  # GPT-2 names, Hugging Face folders
+    model = pretrained.from_pretrained(str(source), **overrides)  # a GPT-2 name, an HF folder
     saved = Path(source) / pretrained.TOKENIZER_FILE
     if saved.is_file(): tokenizer = json.loads(saved.read_text())
-    else: tokenizer = {'kind': 'tiktoken', 'encoding': 'gpt2'} if model.config.vocab_size == 50257 else None
+    elif model.config.vocab_size == 50257: tokenizer = {'kind': 'tiktoken', 'encoding': 'gpt2'}
+    else: tokenizer = None
     return check_finite(model, source).to(device), tokenizer
 
 
@@ -210,9 +250,9 @@ def check_finite(model: GPT,  # a model just built from saved weights
     "`model`, or CheckpointError naming the first weight that holds NaN or infinity"
     for name, tensor in model.state_dict().items():
         if tensor.is_floating_point() and not torch.isfinite(tensor).all():
-            raise CheckpointError(f'{source} holds NaN or infinite weights ({name}), as a run that diverged '
-                                  'leaves them: use an earlier checkpoint, or train again with a lower '
-                                  '--learning_rate.')
+            raise CheckpointError(f'{source} holds NaN or infinite weights ({name}), as a run that '
+                                  'diverged leaves them: use an earlier checkpoint, or train again '
+                                  'with a lower --learning_rate.')
     return model
 
 
@@ -221,6 +261,7 @@ def load_model(source,  # as for `load_weights`
     "(model in eval mode, tokenizer) to sample from or evaluate"
     model, tokenizer = load_weights(source, device)
     if tokenizer is None:
-        raise CheckpointError(f'{source} has {model.config.vocab_size:,} tokens and no {pretrained.TOKENIZER_FILE}: nanogpt cannot tell '
-                              'which tokenizer it needs. Save it with save_pretrained(model, path, tokenizer).')
+        raise CheckpointError(f'{source} has {model.config.vocab_size:,} tokens and no '
+                              f'{pretrained.TOKENIZER_FILE}: nanogpt cannot tell which tokenizer '
+                              'it needs. Save it with save_pretrained(model, path, tokenizer).')
     return model.eval(), tokenizer_from_meta(tokenizer)

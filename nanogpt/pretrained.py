@@ -24,51 +24,77 @@ __all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAM
            'read_weights', 'from_pretrained', 'save_pretrained']
 
 # %% ../nbs/08_gpt2.ipynb #0998e18a
-GPT2_SIZES = {  # OpenAI's four GPT-2 checkpoints: (n_layer, n_head, n_embd); all have 50,257 tokens and a context of 1,024
-    'gpt2': (12, 12, 768), 'gpt2-medium': (24, 16, 1024), 'gpt2-large': (36, 20, 1280), 'gpt2-xl': (48, 25, 1600)}
-HF_REPOS = {name: f'openai-community/{name}' for name in GPT2_SIZES}  # where the Hugging Face Hub keeps them
+GPT2_SIZES = {  # OpenAI's GPT-2s: (n_layer, n_head, n_embd); each with 50,257 tokens, context 1,024
+    'gpt2': (12, 12, 768), 'gpt2-medium': (24, 16, 1024), 'gpt2-large': (36, 20, 1280),
+    'gpt2-xl': (48, 25, 1600)}
+HF_REPOS = {name: f'openai-community/{name}' for name in GPT2_SIZES}  # on the Hugging Face Hub
 WEIGHT_FILES = ('model.safetensors', 'pytorch_model.bin')  # either one, next to config.json
-CONV1D_WEIGHTS = ('attn.c_attn.weight', 'attn.c_proj.weight', 'mlp.c_fc.weight', 'mlp.c_proj.weight')  # stored (in, out) by GPT-2
-GELU_NAMES = {'gelu_new': 'tanh', 'gelu_pytorch_tanh': 'tanh', 'gelu_fast': 'tanh', 'gelu': 'none'}  # Hugging Face -> ours
+CONV1D_WEIGHTS = ('attn.c_attn.weight', 'attn.c_proj.weight',  # stored (in, out) by GPT-2
+                  'mlp.c_fc.weight', 'mlp.c_proj.weight')
+# Hugging Face -> ours
+GELU_NAMES = {'gelu_new': 'tanh', 'gelu_pytorch_tanh': 'tanh', 'gelu_fast': 'tanh', 'gelu': 'none'}
 
 # %% ../nbs/08_gpt2.ipynb #f22ca70d
-def config_from_hf(hf: dict,  # the contents of a Hugging Face GPT-2 config.json
-                   **overrides,  # GPTConfig fields to change: dropout, gradient_checkpointing, pad_vocab_size_multiple
-                  ) -> GPTConfig:
-    "Our `GPTConfig` for a Hugging Face GPT-2 configuration; anything our model cannot represent is an error"
-    missing = [key for key in ('vocab_size', 'n_positions', 'n_embd', 'n_layer', 'n_head') if key not in hf]
-    if missing:
-        raise CheckpointError(f'This config.json is not a GPT-2 configuration: it has no {", ".join(missing)}. Pass the folder '
-                              "of a GPT-2 model in the Hugging Face layout, or a run's out_dir (with ckpt.pt).")
+def _unrepresentable(hf: dict,  # a Hugging Face GPT-2 config.json, with every size in it
+                    ) -> list:
+    "The settings of `hf` our GPT cannot represent, each as 'name=value'"
     problems = []
-    if hf.get('model_type', 'gpt2') != 'gpt2': problems.append(f"model_type is {hf['model_type']!r}, not 'gpt2'")
-    if hf.get('n_inner') not in (None, 4 * hf['n_embd']): problems.append(f"n_inner={hf['n_inner']} (ours is 4 * n_embd)")
-    if hf.get('activation_function', 'gelu_new') not in GELU_NAMES: problems.append(f"activation_function={hf['activation_function']!r}")
+    if hf.get('model_type', 'gpt2') != 'gpt2':
+        problems.append(f"model_type is {hf['model_type']!r}, not 'gpt2'")
+    if hf.get('n_inner') not in (None, 4 * hf['n_embd']):
+        problems.append(f"n_inner={hf['n_inner']} (ours is 4 * n_embd)")
+    if hf.get('activation_function', 'gelu_new') not in GELU_NAMES:
+        problems.append(f"activation_function={hf['activation_function']!r}")
     if hf.get('layer_norm_epsilon', LAYER_NORM_EPS) != LAYER_NORM_EPS:
         problems.append(f"layer_norm_epsilon={hf['layer_norm_epsilon']} (ours is {LAYER_NORM_EPS})")
-    for key, ours in (('scale_attn_weights', True), ('scale_attn_by_inverse_layer_idx', False), ('tie_word_embeddings', True)):
-        if hf.get(key, ours) != ours: problems.append(f'{key}={hf[key]}')
-    if problems: raise CheckpointError(f'This GPT-2 configuration has settings our GPT cannot represent: {"; ".join(problems)}.')
+    fixed = (('scale_attn_weights', True), ('scale_attn_by_inverse_layer_idx', False),
+             ('tie_word_embeddings', True))
+    return problems + [f'{key}={hf[key]}' for key, ours in fixed if hf.get(key, ours) != ours]
+
+
+def config_from_hf(hf: dict,  # the contents of a Hugging Face GPT-2 config.json
+                   **overrides,  # dropout, gradient_checkpointing, pad_vocab_size_multiple
+                  ) -> GPTConfig:
+    "Our `GPTConfig` for a Hugging Face GPT-2 configuration; what ours cannot represent is an error"
+    sizes = ('vocab_size', 'n_positions', 'n_embd', 'n_layer', 'n_head')
+    missing = [key for key in sizes if key not in hf]
+    if missing:
+        raise CheckpointError('This config.json is not a GPT-2 configuration: '
+                              f'it has no {", ".join(missing)}. '
+                              'Pass the folder of a GPT-2 model in the Hugging Face layout, '
+                              "or a run's out_dir (with ckpt.pt).")
+    problems = _unrepresentable(hf)
+    if problems:
+        raise CheckpointError('This GPT-2 configuration has settings our GPT cannot represent: '
+                              f'{"; ".join(problems)}.')
     allowed = {'dropout', 'gradient_checkpointing', 'pad_vocab_size_multiple'}
     if set(overrides) - allowed:
-        raise CheckpointError(f'Only {", ".join(sorted(allowed))} can be changed when loading weights, not {", ".join(sorted(set(overrides) - allowed))} '
-                         '(the weights fix the shape; crop the context with model.crop_block_size).')
-    return GPTConfig(block_size=hf['n_positions'], vocab_size=hf['vocab_size'], n_layer=hf['n_layer'], n_head=hf['n_head'],
-                     n_embd=hf['n_embd'], bias=True, gelu_approximate=GELU_NAMES[hf.get('activation_function', 'gelu_new')],
-                     **hf.get('nanogpt_layout', {}), **{'dropout': 0.0, **overrides})  # layout: our ONNX and pt2 exports
+        raise CheckpointError(f'Only {", ".join(sorted(allowed))} can be changed when loading '
+                              f'weights, not {", ".join(sorted(set(overrides) - allowed))} '
+                              '(the weights fix the shape; crop the context with '
+                              'model.crop_block_size).')
+    gelu = GELU_NAMES[hf.get('activation_function', 'gelu_new')]
+    return GPTConfig(block_size=hf['n_positions'], vocab_size=hf['vocab_size'],
+                     n_layer=hf['n_layer'], n_head=hf['n_head'], n_embd=hf['n_embd'], bias=True,
+                     gelu_approximate=gelu,
+                     **hf.get('nanogpt_layout', {}),  # lesson 14's layout: our ONNX and pt2 exports
+                     **{'dropout': 0.0, **overrides})
 
 
 def hf_config(config: GPTConfig,  # our model's configuration
              ) -> dict:
     "The Hugging Face `config.json` of a GPT-2 with our model's shape"
     gpt2_ids = {'bos_token_id': 50256, 'eos_token_id': 50256} if config.vocab_size == 50257 else {}
-    return {'architectures': ['GPT2LMHeadModel'], 'model_type': 'gpt2', 'vocab_size': config.vocab_size,
-            'n_positions': config.block_size, 'n_embd': config.n_embd, 'n_layer': config.n_layer, 'n_head': config.n_head,
-            'n_inner': None, 'activation_function': 'gelu_new' if config.gelu_approximate == 'tanh' else 'gelu',
-            'resid_pdrop': config.dropout, 'embd_pdrop': config.dropout, 'attn_pdrop': config.dropout,
-            'layer_norm_epsilon': LAYER_NORM_EPS, 'initializer_range': 0.02, 'scale_attn_weights': True, 'tie_word_embeddings': True,
-            'torch_dtype': 'float32', **gpt2_ids,
-            **({'nanogpt_layout': layout_changes(config)} if layout_changes(config) else {})}  # lesson 14's options
+    layout = {'nanogpt_layout': layout_changes(config)} if layout_changes(config) else {}
+    return {'architectures': ['GPT2LMHeadModel'], 'model_type': 'gpt2',
+            'vocab_size': config.vocab_size, 'n_positions': config.block_size,
+            'n_embd': config.n_embd, 'n_layer': config.n_layer, 'n_head': config.n_head,
+            'n_inner': None,
+            'activation_function': 'gelu_new' if config.gelu_approximate == 'tanh' else 'gelu',
+            'resid_pdrop': config.dropout, 'embd_pdrop': config.dropout,
+            'attn_pdrop': config.dropout, 'layer_norm_epsilon': LAYER_NORM_EPS,
+            'initializer_range': 0.02, 'scale_attn_weights': True, 'tie_word_embeddings': True,
+            'torch_dtype': 'float32', **gpt2_ids, **layout}
 
 # %% ../nbs/08_gpt2.ipynb #f086aef3
 def clean_state_dict(state_dict: dict,  # a model's state dict, possibly from torch.compile or DDP
@@ -81,38 +107,44 @@ def clean_state_dict(state_dict: dict,  # a model's state dict, possibly from to
     return {clean(k): v for k, v in state_dict.items()}
 
 # %% ../nbs/08_gpt2.ipynb #f2759b69
-def from_hf_state_dict(hf_state: dict,  # tensors of a GPT-2 checkpoint, with or without the `transformer.` prefix
+def from_hf_state_dict(hf_state: dict,  # a GPT-2 checkpoint's tensors, `transformer.` or not
                        config: GPTConfig,  # the configuration of the model they go into
                       ) -> dict:
-    "Our state dict from GPT-2's: Conv1D weights transposed, attention mask buffers dropped, the head tied to the embedding"
+    """Our state dict from GPT-2's: Conv1D weights transposed, attention mask buffers dropped, the
+    head tied to the embedding"""
     state = {}
     for key, tensor in hf_state.items():
         name = key.removeprefix('transformer.')
-        if name.endswith(('.attn.bias', '.attn.masked_bias')): continue  # GPT-2's causal-mask buffers; we use SDPA's is_causal
+        # GPT-2's causal-mask buffers; we use SDPA's is_causal
+        if name.endswith(('.attn.bias', '.attn.masked_bias')): continue
         if name == 'lm_head.weight': continue  # tied: it is the token embedding
-        state['transformer.' + name] = tensor.t() if name.endswith(CONV1D_WEIGHTS) else tensor  # (in, out) -> (out, in)
-    wte = state.get('transformer.wte.weight')
-    if wte is not None and wte.size(0) < config.padded_vocab_size:  # our vocabulary rows are padded: zeros, never predicted
-        state['transformer.wte.weight'] = torch.cat([wte, wte.new_zeros(config.padded_vocab_size - wte.size(0), wte.size(1))])
+        conv1d = name.endswith(CONV1D_WEIGHTS)
+        state['transformer.' + name] = tensor.t() if conv1d else tensor  # (in, out) -> (out, in)
+    wte, rows = state.get('transformer.wte.weight'), config.padded_vocab_size
+    if wte is not None and wte.size(0) < rows:  # our padded vocabulary rows: zeros, never predicted
+        padding = wte.new_zeros(rows - wte.size(0), wte.size(1))
+        state['transformer.wte.weight'] = torch.cat([wte, padding])
     state['lm_head.weight'] = state.get('transformer.wte.weight')
     return state
 
 
 def to_hf_state_dict(model: GPT,  # our model
                     ) -> dict:
-    "GPT-2's state dict (the `transformer.` names of `GPT2LMHeadModel`) from ours: Conv1D layout, zero biases where ours has none"
+    """GPT-2's state dict (the `transformer.` names of `GPT2LMHeadModel`) from ours: Conv1D layout,
+    zero biases where ours has none"""
     config = model.config
     state = {}
     for name, tensor in clean_state_dict(model.state_dict()).items():
         if name == 'lm_head.weight': continue  # tied: saved once, as the embedding
         tensor = tensor.detach()
-        if name == 'transformer.wte.weight': tensor = tensor[:config.vocab_size]  # without the padding rows
+        if name == 'transformer.wte.weight': tensor = tensor[:config.vocab_size]  # no padding rows
         if name.endswith(CONV1D_WEIGHTS): tensor = tensor.t()  # (out, in) -> (in, out)
         state[name] = tensor.contiguous().cpu()
     if not config.bias:  # GPT-2 always has biases: zeros are exactly a model without them
         for name, tensor in list(state.items()):
             if name.endswith('.weight') and not name.endswith(('wte.weight', 'wpe.weight')):
-                state[name[:-len('weight')] + 'bias'] = torch.zeros(tensor.size(-1) if name.endswith(CONV1D_WEIGHTS) else tensor.size(0))
+                width = tensor.size(-1) if name.endswith(CONV1D_WEIGHTS) else tensor.size(0)
+                state[name[:-len('weight')] + 'bias'] = torch.zeros(width)
     return state
 
 # %% ../nbs/08_gpt2.ipynb #f8cb6a61
@@ -124,7 +156,8 @@ def _online(url: str, timeout: float = 3.0) -> bool:
 
 
 def hub_cache() -> Path:
-    "The Hugging Face cache as the environment names it now: HF_HUB_CACHE, else HF_HOME/hub, else huggingface_hub's default"
+    """The Hugging Face cache as the environment names it now: HF_HUB_CACHE, else HF_HOME/hub, else
+    huggingface_hub's default"""
     if os.environ.get('HF_HUB_CACHE'): return Path(os.environ['HF_HUB_CACHE'])
     if os.environ.get('HF_HOME'): return Path(os.environ['HF_HOME']) / 'hub'
     from huggingface_hub import constants
@@ -135,38 +168,44 @@ def _hub_files(name: str) -> tuple[Path, Path]:
     repo, files = HF_REPOS[name], ('config.json', 'model.safetensors')
     online_once = 'run once with network access (the files are then cached in ~/.cache/huggingface)'
     def instructions(how: str) -> str:
-        return (f'{name} needs two files from https://huggingface.co/{repo}: config.json and model.safetensors. Either {how}, '
-                'or download those two files into a folder and pass that folder instead of the name (e.g. --init_from=gpt2_weights/).')
+        return (f'{name} needs two files from https://huggingface.co/{repo}: config.json and '
+                f'model.safetensors. Either {how}, or download those two files into a folder and '
+                'pass that folder instead of the name (e.g. --init_from=gpt2_weights/).')
     try:
         from huggingface_hub import constants, hf_hub_download
     except ImportError:
-        raise MissingError(f'The weights of {name} are not here and huggingface_hub is not installed. '
-                                f'{instructions("install huggingface_hub (pip install huggingface_hub) and " + online_once)}') from None
+        how = 'install huggingface_hub (pip install huggingface_hub) and ' + online_once
+        raise MissingError(f'The weights of {name} are not here and huggingface_hub is not '
+                           f'installed. {instructions(how)}') from None
     cache = hub_cache()
-    for cached_as in (repo, name):  # the local cache first, no network: the Hub's name, then the short one older caches use
-        try: return tuple(Path(hf_hub_download(cached_as, f, local_files_only=True, cache_dir=cache)) for f in files)
-        except FileNotFoundError: pass  # huggingface_hub's LocalEntryNotFoundError: not cached under this name
+    for cached_as in (repo, name):  # the cache, no network: the Hub's name, then older caches' one
+        try: return tuple(Path(hf_hub_download(cached_as, f, local_files_only=True,
+                                               cache_dir=cache)) for f in files)
+        except FileNotFoundError: pass  # LocalEntryNotFoundError: not cached under this name
     if os.environ.get('HF_HUB_OFFLINE', '0') not in ('0', '') or not _online(constants.ENDPOINT):
-        raise MissingError(f'The weights of {name} are not in the Hugging Face cache, and {constants.ENDPOINT} cannot be '
-                                f'reached (offline). {instructions(online_once)}')
+        raise MissingError(f'The weights of {name} are not in the Hugging Face cache, and '
+                           f'{constants.ENDPOINT} cannot be reached (offline). '
+                           f'{instructions(online_once)}')
     try:
         return tuple(Path(hf_hub_download(repo, f, cache_dir=cache)) for f in files)
-    except OSError as e:  # network and HTTP errors (requests' are OSErrors); anything else is a bug and shows its traceback
-        raise MissingError(f'Could not download {name} ({describe(e, 200)}). {instructions(online_once)}') from None
+    except OSError as e:  # network and HTTP errors; anything else is a bug, with its traceback
+        raise MissingError(f'Could not download {name} ({describe(e, 200)}). '
+                           f'{instructions(online_once)}') from None
 
 
 def pretrained_files(name_or_path,  # a GPT-2 name, or a folder in the Hugging Face layout
                     ) -> tuple[Path, Path]:
-    "The paths of (config.json, weights) for `name_or_path`, with an error that says what is missing"
+    "The paths of (config.json, weights) for `name_or_path`; an error says what is missing"
     path = Path(name_or_path)
     if path.is_dir():
         weights = [path / f for f in WEIGHT_FILES if (path / f).exists()]
         if not (path / 'config.json').exists() or not weights:
             found = ', '.join(sorted(p.name for p in path.iterdir())[:10]) or 'nothing'
-            hint = (' It holds a nanogpt checkpoint: use it with --init_from, or export it with save_pretrained.'
-                    if (path / 'ckpt.pt').exists() else '')
-            raise MissingError(f'{path} is not a GPT-2 checkpoint in the Hugging Face layout: it needs config.json and '
-                                    f'{" or ".join(WEIGHT_FILES)}; it holds {found}.{hint}')
+            hint = (' It holds a nanogpt checkpoint: use it with --init_from, or export it with '
+                    'save_pretrained.' if (path / 'ckpt.pt').exists() else '')
+            raise MissingError(f'{path} is not a GPT-2 checkpoint in the Hugging Face layout: '
+                               f'it needs config.json and {" or ".join(WEIGHT_FILES)}; '
+                               f'it holds {found}.{hint}')
         return path / 'config.json', weights[0]
     if str(name_or_path) in GPT2_SIZES: return _hub_files(str(name_or_path))
     raise MissingError(f'{name_or_path!r} is neither a folder nor one of {", ".join(GPT2_SIZES)}.')
@@ -174,23 +213,25 @@ def pretrained_files(name_or_path,  # a GPT-2 name, or a folder in the Hugging F
 # %% ../nbs/08_gpt2.ipynb #44e00006
 def read_weights(path,  # model.safetensors or pytorch_model.bin
                 ) -> dict:
-    "The tensors in a weights file, read without running any code (safetensors, or torch.load with weights_only=True)"
+    "The tensors in a weights file, read without running code (safetensors, or weights_only=True)"
     path = Path(path)
     try:
         if path.suffix == '.safetensors': return load_file(path)
         return torch.load(path, map_location='cpu', weights_only=True)
     except Exception as e:
-        raise CheckpointError(f'{path} is not a readable weights file (truncated or corrupt: {describe(e, 120)}). '
+        raise CheckpointError(f'{path} is not a readable weights file (truncated or corrupt: '
+                              f'{describe(e, 120)}). '
                               'Download it again.') from None
 
 
 def from_pretrained(name_or_path,  # 'gpt2' to 'gpt2-xl', or a folder in the Hugging Face layout
                     **overrides,  # dropout, gradient_checkpointing, pad_vocab_size_multiple
                    ) -> GPT:
-    "Our `GPT` with the weights of a GPT-2 checkpoint: OpenAI's, by name, or any in the Hugging Face layout"
+    "Our `GPT` with the weights of a GPT-2 checkpoint: OpenAI's by name, or a Hugging Face folder"
     config_path, weights_path = pretrained_files(name_or_path)
     try: hf = json.loads(Path(config_path).read_text())
-    except json.JSONDecodeError as e: raise CheckpointError(f'{config_path} is not valid JSON ({e}).') from None
+    except json.JSONDecodeError as e:
+        raise CheckpointError(f'{config_path} is not valid JSON ({e}).') from None
     config = config_from_hf(hf, **overrides)
     model = GPT(config)
     state = from_hf_state_dict(read_weights(weights_path), config)
@@ -201,32 +242,35 @@ def from_pretrained(name_or_path,  # 'gpt2' to 'gpt2-xl', or a folder in the Hug
                               f'unexpected {unexpected[:5]}.')
     shapes = [f'{k} {tuple(v.shape)} (expected {tuple(expected[k].shape)})'
               for k, v in state.items() if v.shape != expected[k].shape]
-    if shapes: raise CheckpointError(f'{weights_path} does not fit {config_path}: {"; ".join(shapes[:3])}.')
+    if shapes:
+        raise CheckpointError(f'{weights_path} does not fit {config_path}: '
+                              f'{"; ".join(shapes[:3])}.')
     model.load_state_dict(state)
     return model
 
 # %% ../nbs/08_gpt2.ipynb #ac197322
-TOKENIZER_FILE = 'nanogpt_tokenizer.json'  # the tokenizer's meta, beside config.json: what nanogpt samples with
+TOKENIZER_FILE = 'nanogpt_tokenizer.json'  # beside config.json: the tokenizer nanogpt samples with
 
 
 def save_pretrained(model: GPT,  # our model
                     path,  # the folder to write
-                    tokenizer=None,  # its tokenizer (optional): saved so that nanogpt can sample from the folder
+                    tokenizer=None,  # its tokenizer (optional): then nanogpt can sample from it
                    ) -> Path:
-    "Write `config.json` and `model.safetensors` in the Hugging Face GPT-2 layout, which `transformers` loads"
+    "Write `config.json` and `model.safetensors`: the Hugging Face layout `transformers` reads"
     if layout_changes(model.config):
-        raise ConfigError(f'This model uses the modern layout ({", ".join(layout_changes(model.config))}), '
+        changes = ', '.join(layout_changes(model.config))
+        raise ConfigError(f'This model uses the modern layout ({changes}), '
                           "which transformers' GPT-2 cannot load: export it with --format onnx or "
                           '--format pt2, or sample it with nanogpt.')
     path = Path(path)
     try: path.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):  # the path, or a folder on the way to it, is a file
-        raise ConfigError(f'{path} is a file, or lies under one: save_pretrained writes a folder (config.json, '
-                          'model.safetensors): pass the path of a folder.') from None
+    except (FileExistsError, NotADirectoryError):  # the path, or a folder on the way, is a file
+        raise ConfigError(f'{path} is a file, or lies under one: save_pretrained writes a folder '
+                          '(config.json, model.safetensors): pass the path of a folder.') from None
     buffer = save(to_hf_state_dict(model), metadata={'format': 'pt'})
     atomic_write_bytes(path / 'model.safetensors', buffer)
-    atomic_write_bytes(path / 'config.json', (json.dumps(hf_config(model.config), indent=2) + '\n').encode())
+    config_text = json.dumps(hf_config(model.config), indent=2) + '\n'
+    atomic_write_bytes(path / 'config.json', config_text.encode())
     if tokenizer is not None:
         atomic_write_bytes(path / TOKENIZER_FILE, (json.dumps(tokenizer.to_meta()) + '\n').encode())
     return path
-
