@@ -33,24 +33,20 @@ class GPTConfig:
     n_head: int = 12  # attention heads per block; must divide n_embd
     n_embd: int = 768  # width of the residual stream
     dropout: float = 0.0  # dropout probability (0 for pretraining, 0.1-0.2 for small data)
-    # biases in Linear layers and LayerNorms, as GPT-2 (False is a little better and faster)
-    bias: bool = True
-    # GELU as written ('none', nanoGPT) or its tanh approximation ('tanh': OpenAI's GPT-2, needed to
-    # match its weights exactly)
+    bias: bool = True  # biases in Linear layers and LayerNorms, as GPT-2 (False: a little better)
+    # GELU as written ('none', nanoGPT) or its tanh approximation ('tanh', which OpenAI's GPT-2
+    # weights need to match exactly)
     gelu_approximate: str = 'none'
     # recompute each block's activations in the backward pass: less memory, ~30% more compute
     gradient_checkpointing: bool = False
     # the modern GPT (lesson 14): each False or 0 keeps GPT-2's layout, which GPT-2's weights need
-    # rotary position embeddings on queries and keys instead of learned position embeddings
-    rope: bool = False
+    rope: bool = False  # rotary positions on queries and keys, instead of learned embeddings
     qk_norm: bool = False  # RMS-normalise each head's queries and keys before attention
     relu2: bool = False  # ReLU squared in the MLP instead of GELU
     rmsnorm: bool = False  # RMSNorm without parameters instead of LayerNorm
     embed_norm: bool = False  # a norm right after the embeddings
-    # the output layer shares the token embedding's tensor (False: a head of its own)
-    tie_weights: bool = True
-    # start every output projection (c_proj) at zero, so each block starts as the identity
-    zero_init: bool = False
+    tie_weights: bool = True  # the output layer is the token embedding's tensor (False: its own)
+    zero_init: bool = False  # output projections (c_proj) start at 0: each block, the identity
     # squash the logits into (-cap, cap) with cap * tanh(logits / cap) (0: off; nanochat: 15)
     logit_softcap: float = 0.0
 
