@@ -432,6 +432,10 @@ class Engine:
         if len(self.rows) == self.caches.slots:
             raise ConfigError(f'All {self.caches.slots} rows are in use: remove one first.')
         if not len(ids): raise ConfigError('A row needs a prompt of at least one token.')
+        V = self.model.config.vocab_size
+        if min(ids) < 0 or max(ids) >= V:  # checked here: a bad id would fail every row's step
+            raise ConfigError(f'Token ids must lie in [0, {V}) (vocab_size={V}), '
+                              f'got ids from {min(ids)} to {max(ids)}.')
         row = Row(list(ids), sampling or Sampling(), generator, frozenset(stop_tokens),
                   max_new_tokens, start=max(0, len(ids) - self.block_size), slot=len(self.rows))
         self.rows.append(row)
