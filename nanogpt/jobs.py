@@ -5,6 +5,7 @@
 # %% ../nbs/engine/12_jobs.ipynb #a58c7fb1
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from pathlib import Path
@@ -12,14 +13,14 @@ from pathlib import Path
 import torch
 
 from .checkpoint import find_checkpoint, load_model
-from .config import TrainOptions, default_preset
+from .config import TrainConfig, TrainOptions, default_preset, resolve_run
 from .data import DATASETS, load_meta, prepare
 from .distributed import Distributed
 from .errors import ConfigError, DataError, MissingError, TrainingError
 from .files import read_source
 from .lora import export_peft, train_lora
 from .memory import check_memory, dry_run
-from .runs import check_config, closing_evaluation, saved_iteration
+from .runs import closing_evaluation, saved_iteration
 from .runtime import autocast_context, resolve_device, resolve_dtype
 from .sample import Sampling, TextStream, check_sampling_value, generate_stream, sample_text, seeded_generator
 from .shape import fit_budget
@@ -132,7 +133,24 @@ def _closing(cfg, result: dict, options: TrainOptions, dataset_dir: Path, device
         say(sample_text(result['model'], tokenizer, _sample_prompt(tokenizer), options.sample_tokens))
 
 # %% ../nbs/engine/12_jobs.ipynb #de252a62
-def train_job(cfg,  # the run's settings, a TrainConfig
+def _prepare_and_fit(cfg: TrainConfig,  # checked settings, from `resolve_run`
+                     options: TrainOptions,  # what the command does around the run
+                     explicit: set,  # the keys set as flags: a time budget's shape leaves them be
+                     named: bool,  # whether a preset or config file was named: its shape stands
+                     started: float,  # time.monotonic() when the command started
+                     device: str,  # a resolved device
+                     parallel: Distributed,  # the processes
+                     say,  # where the job speaks
+                    ) -> dict:
+    "What a run's settings need of its data: the dataset prepared, then a time budget's choices"
+    dataset_dir = _prepared(cfg, parallel, say)
+    if options.dry_run: return {}
+    if parallel.is_main or cfg.dataset not in DATASETS: load_meta(dataset_dir)  # said before any run
+    if not cfg.time_budget: return {}
+    return fit_budget(cfg, explicit, named, started, device, dataset_dir, say, options.closing_eval)
+
+
+def train_job(cfg: TrainConfig,  # the run's settings
               options: TrainOptions = TrainOptions(),  # what the command does around the run
               explicit: set = frozenset(),  # the keys set as flags: a time budget's shape leaves them be
               named: bool = False,  # whether a preset or config file was named: its shape stands
@@ -142,16 +160,16 @@ def train_job(cfg,  # the run's settings, a TrainConfig
              ) -> int:
     "Everything `nanogpt train` does; returns the exit status"
     if started is None: started = time.monotonic()  # a budget counts from this call
-    check_config(cfg)
     parallel = Distributed.from_env()
     if not parallel.is_main: say = _silent  # under torchrun, one process talks
     device = resolve_device(cfg.device)
-    dataset_dir = _prepared(cfg, parallel, say)
+    fit = functools.partial(_prepare_and_fit, options=options, explicit=set(explicit), named=named,
+                            started=started, device=device, parallel=parallel, say=say)
+    cfg = resolve_run(cfg, parallel.world_size, fit)  # the one place a run's settings are decided
+    dataset_dir = Path(cfg.data_dir) / cfg.dataset
     if options.dry_run:
         if parallel.is_main: dry_run(cfg, device, as_json)
         return 0
-    if parallel.is_main or cfg.dataset not in DATASETS: load_meta(dataset_dir)  # not prepared: said before any run
-    if cfg.time_budget: cfg = fit_budget(cfg, set(explicit), named, started, device, dataset_dir, say, options.closing_eval)
     if not options.skip_memory_check: check_memory(cfg, device)  # a GPU run that will not fit stops before it starts
     say(describe_run(cfg, device), flush=True)
     result = _run(cfg, parallel, say)

@@ -10,25 +10,23 @@ import functools
 import json
 import platform
 import sys
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from .checkpoint import find_checkpoint
+from .config import SCRATCH_SHAPE, TrainConfig, start_config
 from .data import load_meta
-from .errors import ConfigError, MissingError
+from .errors import ConfigError
 from .model import GPT, GPTConfig
-from .pretrained import GPT2_SIZES, config_from_hf
 from .runtime import GiB, MiB, autocast_context, available_memory, human, resolve_dtype  # noqa: F401
-from .train import SCRATCH_SHAPE, TrainConfig, build_optimizer, configure_optimizer, train_step
+from .train import build_optimizer, configure_optimizer, train_step
 
 # %% auto #0
 __all__ = ['BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'CPU_MARGIN', 'param_count', 'optimizer_bytes', 'measure_step',
            'saved_bytes', 'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak', 'kv_cache_bytes',
-           'fitting_settings', 'memory_report', 'run_config', 'start_config', 'run_memory_estimate', 'dry_run',
-           'check_memory']
+           'fitting_settings', 'memory_report', 'run_config', 'run_memory_estimate', 'dry_run', 'check_memory']
 
 # %% ../nbs/engine/05_memory.ipynb #978cbe52
 BYTES = {'float32': 4, 'bfloat16': 2, 'float16': 2}  # bytes per element of each dtype a run computes in
@@ -250,24 +248,10 @@ def run_config(cfg: TrainConfig,  # the run's settings
 
 
 # %% ../nbs/engine/05_memory.ipynb #b035cc71
-def start_config(cfg):  # a TrainConfig
-    "The GPTConfig of the checkpoint or weights a run starts from, read without loading the weights; None from scratch"
-    if cfg.init_from == 'scratch': return None
-    if cfg.init_from in GPT2_SIZES: return GPTConfig(**dict(zip(('n_layer', 'n_head', 'n_embd'), GPT2_SIZES[cfg.init_from])))
-    folder = Path(cfg.out_dir if cfg.init_from == 'resume' else cfg.init_from)
-    path = folder / 'ckpt.pt' if cfg.init_from == 'resume' else find_checkpoint(folder)
-    if path is None and (folder / 'config.json').is_file(): return config_from_hf(json.loads((folder / 'config.json').read_text()))
-    if path is None or not path.is_file():
-        raise MissingError(f'No checkpoint at {path or folder}: train with --init_from=scratch first, or point --out_dir at the '
-                           'folder that holds ckpt.pt.')
-    model_args = torch.load(path, map_location='cpu', weights_only=True, mmap=True)['model_args']  # mapped, not read into memory
-    return GPTConfig(**{f.name: model_args[f.name] for f in fields(GPTConfig) if f.name in model_args})
-
-
 GPT2_PADDED_VOCAB = 50_304  # GPT-2's 50,257 tokens padded to a multiple of 64, as nanoGPT sizes a model with no meta.pkl
 
 
-def run_memory_estimate(cfg,  # a TrainConfig
+def run_memory_estimate(cfg: TrainConfig,  # the run's settings
                         device: str,  # a resolved device
                        ) -> tuple:
     "(GPTConfig, dtype, memory estimate) of the run `cfg` on `device`, without building the model"
@@ -278,7 +262,7 @@ def run_memory_estimate(cfg,  # a TrainConfig
     return config, dtype, estimate_memory(config, cfg.batch_size, dtype, device, cfg.optimizer)
 
 
-def dry_run(cfg,  # a TrainConfig
+def dry_run(cfg: TrainConfig,  # the run's settings
             device: str,  # a resolved device
             as_json: bool,  # one JSON object instead of a report
            ):
@@ -296,7 +280,7 @@ def dry_run(cfg,  # a TrainConfig
 CPU_MARGIN = 2.0  # a CPU run is refused when it needs this many times the memory available
 
 
-def check_memory(cfg,  # a TrainConfig
+def check_memory(cfg: TrainConfig,  # the run's settings
                  device: str,  # a resolved device
                 ):
     "Refuse a run that will not fit (a GPU's free memory, CPU_MARGIN x a CPU's), naming what would"

@@ -13,7 +13,7 @@ import stat
 import time
 import warnings
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
@@ -21,17 +21,21 @@ import torch.nn as nn
 from tqdm.auto import tqdm
 
 from .checkpoint import build_model, load_checkpoint, load_weights
+from .config import SCRATCH_SHAPE, SHAPE_KEYS, TrainConfig
 from .errors import ConfigError, DataError, MissingError, NanoGPTError, describe
 from .evaluate import evaluate_run
-from .files import atomic_write_bytes
+from .files import atomic_write_bytes, moved
 from .model import GPT, GPTConfig
 from .runtime import cached, choose_cpu_dtype, machine_key, remember, training_step
 
+# Names that lived here before 0.3 still import from here, with a DeprecationWarning
+__getattr__ = moved(__name__, dict.fromkeys(['check_config'], 'nanogpt.config'))
+
 # %% auto #0
-__all__ = ['SHAPE_KEYS', 'SCRATCH_SHAPE', 'RUN_FILES', 'EVAL_BATCH_COST', 'CLOSING_COST', 'SingleProcess', 'check_config',
-           'read_log', 'check_fits', 'data_record', 'check_resume', 'start_model', 'measured_cpu_dtype', 'open_in_run',
-           'append_line', 'RunLock', 'claim_out_dir', 'Run', 'reconcile_log', 'start_files', 'closing_evaluation',
-           'saved_iteration', 'closing_cost', 'Budget', 'run_budget', 'Cadence', 'Progress']
+__all__ = ['RUN_FILES', 'EVAL_BATCH_COST', 'CLOSING_COST', 'SingleProcess', 'read_log', 'check_fits', 'data_record',
+           'check_resume', 'start_model', 'measured_cpu_dtype', 'open_in_run', 'append_line', 'RunLock',
+           'claim_out_dir', 'Run', 'reconcile_log', 'start_files', 'closing_evaluation', 'saved_iteration',
+           'closing_cost', 'Budget', 'run_budget', 'Cadence', 'Progress']
 
 # %% ../nbs/engine/10_runs.ipynb #2a175b1f
 class SingleProcess:
@@ -88,39 +92,6 @@ class SingleProcess:
     def whole_model(self, model: nn.Module) -> nn.Module: return model  # the trained model, unsharded
     def close(self): pass  # leave the process group
 
-# %% ../nbs/engine/10_runs.ipynb #272c0b4b
-def check_config(cfg):  # the settings to check, a TrainConfig
-    "Refuse settings that make no sense, naming the setting, before anything is built"
-    for key in ('batch_size', 'gradient_accumulation_steps', 'eval_interval', 'eval_iters', 'block_size', 'n_layer', 'n_head', 'n_embd'):
-        if getattr(cfg, key) is not None and getattr(cfg, key) < 1: raise ConfigError(f'{key} must be at least 1, got {getattr(cfg, key)}.')
-    for key in ('max_iters', 'log_interval', 'warmup_iters', 'lr_decay_iters', 'reserve_tokens'):
-        if getattr(cfg, key) < 0: raise ConfigError(f'{key} must be 0 or more, got {getattr(cfg, key)}.')
-    for key in ('learning_rate', 'min_lr', 'weight_decay', 'grad_clip', 'dropout', 'beta1', 'beta2'):
-        value = getattr(cfg, key)
-        if not math.isfinite(value) or value < 0: raise ConfigError(f'{key} must be a finite number, 0 or more, got {value}.')
-    if cfg.optimizer not in ('adamw', 'muon'): raise ConfigError(f"optimizer must be 'adamw' or 'muon', got {cfg.optimizer!r}.")
-    for key in ('logit_softcap', 'lora_alpha'):  # None: the checkpoint's, or the default
-        value = getattr(cfg, key)
-        if value is not None and (not math.isfinite(value) or value < 0):
-            raise ConfigError(f'{key} must be a finite number, 0 or more (or None), got {value}.')
-    if not math.isfinite(cfg.muon_lr) or cfg.muon_lr <= 0: raise ConfigError(f'muon_lr must be a number above 0, got {cfg.muon_lr}.')
-    if cfg.optimizer == 'muon' and cfg.fsdp:
-        raise ConfigError('--optimizer=muon orthogonalises whole weight matrices, which FSDP shards: use --optimizer=adamw '
-                          'with --fsdp.')
-    if not 0 <= cfg.dropout < 1: raise ConfigError(f'dropout must be in [0, 1), got {cfg.dropout}.')
-    for key in ('beta1', 'beta2'):
-        if not getattr(cfg, key) < 1: raise ConfigError(f'{key} must be in [0, 1): it is the decay of a running average, got {getattr(cfg, key)}.')
-    if not math.isfinite(cfg.ddp_timeout) or cfg.ddp_timeout <= 0: raise ConfigError(f'ddp_timeout must be a number of seconds above 0, got {cfg.ddp_timeout}.')
-    if not math.isfinite(cfg.time_budget) or cfg.time_budget < 0:
-        raise ConfigError(f'time_budget must be a number of seconds, 0 (none) or more, got {cfg.time_budget}.')
-    if cfg.n_embd is not None and cfg.n_head is not None and cfg.n_embd % cfg.n_head:
-        raise ConfigError(f'n_embd={cfg.n_embd} must be a multiple of n_head={cfg.n_head}: each head takes an equal share of the channels.')
-    if not 0 <= cfg.seed < 2**63: raise ConfigError(f'seed must be in 0..2**63-1 (what a random generator takes), got {cfg.seed}.')
-    if not cfg.out_dir.strip(): raise ConfigError('out_dir is empty: name the folder the run writes (e.g. --out_dir=out).')
-    if cfg.dataset in ('', '.', '..') or Path(cfg.dataset).name != cfg.dataset:
-        raise ConfigError(f'dataset={cfg.dataset!r} must be the name of a folder in data_dir (now {cfg.data_dir}), not a path: '
-                          'pass the folder that holds it as --data_dir.')
-
 # %% ../nbs/engine/10_runs.ipynb #574df0e8
 def _plottable(record: dict, *keys: str) -> bool:
     "Whether a log line holds an iteration and these numbers"
@@ -150,13 +121,6 @@ def read_log(out_dir,  # a run's out_dir
 
 
 # %% ../nbs/engine/10_runs.ipynb #12e11b94
-SHAPE_KEYS = ('n_layer', 'n_head', 'n_embd', 'block_size', 'bias', 'rope', 'qk_norm', 'relu2', 'rmsnorm', 'embed_norm',
-              'tie_weights', 'zero_init', 'logit_softcap')  # the model's shape and layout; None: the checkpoint's, or SCRATCH_SHAPE
-SCRATCH_SHAPE = dict(n_layer=12, n_head=12, n_embd=768, block_size=1024, bias=False,  # nanoGPT's defaults: GPT-2 small, no biases
-                     rope=False, qk_norm=False, relu2=False, rmsnorm=False, embed_norm=False,  # GPT-2's layout (lesson 14)
-                     tie_weights=True, zero_init=False, logit_softcap=0.0)
-
-
 def _tokenizer_name(tokenizer: dict) -> str:
     if tokenizer['kind'] == 'char': return f"a vocabulary of {len(tokenizer['chars'])} characters"
     if tokenizer['kind'] == 'bpe':
@@ -166,7 +130,7 @@ def _tokenizer_name(tokenizer: dict) -> str:
 
 def check_fits(model_args: dict,  # the checkpoint's GPTConfig fields
                tokenizer: dict | None,  # the checkpoint's tokenizer entry (None: unknown)
-               cfg,  # this run's settings, a TrainConfig
+               cfg: TrainConfig,  # this run's settings
                meta: dict,  # this run's dataset's meta.json
                name,  # the checkpoint, for messages
                fine_tune: bool = False):  # True: block_size may shrink
@@ -188,7 +152,7 @@ def check_fits(model_args: dict,  # the checkpoint's GPTConfig fields
         raise ConfigError(f'{name} holds a model with {", ".join(f"{k}={model_args[k]} (asked: {getattr(cfg, k)})" for k in conflicts)}: {hint}')
 
 # %% ../nbs/engine/10_runs.ipynb #53f7eed8
-def data_record(cfg,  # the run's settings, a TrainConfig
+def data_record(cfg: TrainConfig,  # the run's settings
                 meta: dict,  # its dataset's meta.json
                ) -> dict:
     "What identifies a run's data, saved in every checkpoint: the dataset's name, its source's SHA-256 and its token counts"
@@ -196,7 +160,7 @@ def data_record(cfg,  # the run's settings, a TrainConfig
 
 
 def check_resume(checkpoint: dict,  # the ckpt.pt to resume
-                 cfg,  # this run's settings, a TrainConfig
+                 cfg: TrainConfig,  # this run's settings
                  meta: dict,  # this run's dataset's meta.json
                  path,  # the checkpoint, for messages
                 ):
@@ -217,11 +181,11 @@ def check_resume(checkpoint: dict,  # the ckpt.pt to resume
                           f'left to train. Pass a larger --max_iters to train on (the cosine ends at lr_decay_iters={cfg.lr_decay_iters:,}).')
 
 # %% ../nbs/engine/10_runs.ipynb #b7b3ec56
-def start_model(cfg,  # the run's settings, a TrainConfig
+def start_model(cfg: TrainConfig,  # the run's settings
                 meta: dict,  # its dataset's meta.json
                 device: str,  # where the model goes
                ) -> tuple:
-    "(model, checkpoint to resume or None, cfg with the model's real shape) for `cfg.init_from`"
+    "(model, checkpoint to resume or None) for `cfg.init_from`, in the shape `resolve_run` read"
     keep = dict(dropout=cfg.dropout, gradient_checkpointing=cfg.gradient_checkpointing)  # a checkpoint's model may change these
     checkpoint = None
     if cfg.init_from == 'scratch':
@@ -241,11 +205,11 @@ def start_model(cfg,  # the run's settings, a TrainConfig
         model, tokenizer = load_weights(cfg.init_from, 'cpu', **keep)
         check_fits(asdict(model.config), tokenizer, cfg, meta, cfg.init_from, fine_tune=True)
         if cfg.block_size is not None and cfg.block_size < model.config.block_size: model.crop_block_size(cfg.block_size)
-    return model.to(device), checkpoint, replace(cfg, **{k: getattr(model.config, k) for k in SHAPE_KEYS})
+    return model.to(device), checkpoint
 
 # %% ../nbs/engine/10_runs.ipynb #b0319d58
 def measured_cpu_dtype(model: nn.Module,  # the model as it will train, before the optimizer
-                       cfg,  # a TrainConfig: its batch_size, block_size, compile and lora_rank
+                       cfg: TrainConfig,  # its batch_size, block_size, compile and lora_rank
                        parallel,  # the processes, which must agree (SingleProcess or Distributed)
                       ) -> tuple[str, str]:
     "(dtype, why): float32 or bfloat16 autocast, whichever trains `model` faster on this CPU (the machine notebook), rank 0's for every process"
@@ -328,7 +292,7 @@ class RunLock:
 RUN_FILES = ('ckpt.pt', 'best.pt', 'log.jsonl', 'eval.json')  # what a run leaves in its out_dir
 
 
-def claim_out_dir(cfg,  # the run's settings, a TrainConfig
+def claim_out_dir(cfg: TrainConfig,  # the run's settings
                  ) -> RunLock | None:
     "Lock out_dir for this run (None for eval_only); refuse a file, or a run's checkpoints"
     out = Path(cfg.out_dir)
@@ -347,7 +311,7 @@ def claim_out_dir(cfg,  # the run's settings, a TrainConfig
 @dataclass
 class Run:
     "Everything a training run holds between steps; lesson 06's `setup` builds it and its loop advances it"
-    cfg: object  # the settings, a TrainConfig, with the model's real shape
+    cfg: TrainConfig  # the settings, resolved (`resolve_run`)
     parallel: SingleProcess  # one process, or lesson 09's Distributed
     device: str
     dtype: str
@@ -536,7 +500,7 @@ class Budget:
         return self.used + steps + (1 + evaluates) * self.eval_estimate() <= self.seconds
 
 
-def run_budget(cfg,  # the run's settings, a TrainConfig
+def run_budget(cfg: TrainConfig,  # the run's settings
                checkpoint: dict | None = None,  # the ckpt.pt it resumes, whose clock it continues
                device: str = 'cpu',  # where it trains: the closing evaluation's cost there
               ) -> Budget | None:
@@ -553,7 +517,7 @@ def run_budget(cfg,  # the run's settings, a TrainConfig
 # %% ../nbs/engine/10_runs.ipynb #af90e953
 class Cadence:
     "When a run logs, evaluates, saves and stops: the policy the training loop asks about"
-    def __init__(self, cfg,  # the run's settings, a TrainConfig
+    def __init__(self, cfg: TrainConfig,  # the run's settings
                  budget: Budget | None = None,  # the clock of a run with a time budget
                  parallel=None,  # what `any` asks all processes (lesson 09); None: this process alone
                 ):
@@ -597,7 +561,7 @@ class Cadence:
 # %% ../nbs/engine/10_runs.ipynb #139d8187
 class Progress:
     "A tqdm bar: the seconds of a time budget spent, with the time left, or else the iterations done"
-    def __init__(self, cfg,  # the run's settings, a TrainConfig
+    def __init__(self, cfg: TrainConfig,  # the run's settings
                  budget: Budget | None = None,  # the clock of a run with a time budget
                  iter_num: int = 0,  # the iteration the run starts at
                  shown: bool = True,  # False: no bar (another process, or progress=False)

@@ -8,17 +8,18 @@ from __future__ import annotations
 import functools
 import math
 import time
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import torch
 
 from . import runtime
+from .config import TrainConfig
 from .data import load_meta
 from .errors import ConfigError
 from .files import rng_state, set_rng_state
 from .model import GPT, MODERN_SWITCHES, GPTConfig
 from .runs import CLOSING_COST, EVAL_BATCH_COST, closing_cost
-from .train import TrainConfig, build_optimizer
+from .train import build_optimizer
 
 # %% auto #0
 __all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'MUON_TOKENS_PER_PARAM', 'TRAIN_SHARE', 'SHORT_RUN_STEPS', 'WARMUP_SHARE',
@@ -149,7 +150,7 @@ EVAL_SHARE = 0.1  # of the steps a budget buys, the most its evaluations may tak
 MIN_STEPS = 20  # a budget that leaves fewer steps than this is refused before it starts
 
 
-def plan_evaluations(cfg,  # a TrainConfig: time_budget (as asked), reserve_tokens, eval_*
+def plan_evaluations(cfg: TrainConfig,  # time_budget (as asked), reserve_tokens, eval_*
                      seconds: float,  # the seconds of the budget left when the run starts
                      tokens_per_sec: float,  # its shape's measured training speed on this machine
                      explicit: set = frozenset(),  # the keys set as flags: eval_iters stays if set
@@ -190,7 +191,7 @@ def _shape_of(cfg) -> dict:
     return {k: getattr(cfg, k) for k in ('n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size')}
 
 
-def fit_budget(cfg,  # a TrainConfig with a time_budget
+def fit_budget(cfg: TrainConfig,  # settings with a time_budget
                explicit: set,  # the keys the user set as flags
                named: bool,  # whether a preset or config file was named: its shape stands
                started: float,  # time.monotonic() when the command started: the budget counts from there
@@ -199,7 +200,8 @@ def fit_budget(cfg,  # a TrainConfig with a time_budget
                say=print,  # where to say which shape was picked
                closing_eval: bool = True,  # whether the full validation split is scored after the run: its time is reserved
               ):
-    "A time-budget run: `budget_shape`'s shape unless one was asked for, the time left, evaluations"
+    "The settings a time budget sets: `budget_shape`'s shape unless asked, the time left, evaluations"
+    asked = cfg
     meta = load_meta(dataset_dir)
     layout = {k: getattr(cfg, k) for k in LAYOUT_KEYS
               if getattr(cfg, k) not in (None, getattr(GPTConfig, k))}
@@ -234,5 +236,6 @@ def fit_budget(cfg,  # a TrainConfig with a time_budget
             say(f"evaluations of {planned['eval_iters']} batches per split (--eval_iters), to fit",
                 flush=True)
         cfg = replace(cfg, **planned)
-    return replace(cfg, time_budget=max(left, 1.0))
+    cfg = replace(cfg, time_budget=max(left, 1.0))
+    return {f.name: getattr(cfg, f.name) for f in fields(cfg) if getattr(cfg, f.name) != getattr(asked, f.name)}
 

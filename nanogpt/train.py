@@ -11,15 +11,20 @@ import random
 import re
 import time
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, fields
 from pathlib import Path
 
 import torch
 import torch.nn as nn
 
+from nanogpt.config import (  # the engine room's settings notebook
+    MODERN_LAYOUT,  # noqa: F401 (lessons import it from here)
+    PRESETS,  # noqa: F401 (lessons import it from here)
+    TrainConfig,
+    preset,  # noqa: F401 (lessons import it from here)
+    resolve_run,
+)
 from nanogpt.runs import (  # the engine room's Run folders
-    SCRATCH_SHAPE,  # noqa: F401 (config and memory import it from here)
-    SHAPE_KEYS,  # noqa: F401 (config imports it from here)
     Cadence,
     Run,
     SingleProcess,
@@ -41,118 +46,9 @@ from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtyp
 __getattr__ = moved(__name__, dict.fromkeys(['Budget', 'RunLock', 'check_fits'], 'nanogpt.runs'))
 
 # %% auto #0
-__all__ = ['PRESETS', 'MODERN_LAYOUT', 'PLOT_AXES', 'TrainConfig', 'preset', 'configure_optimizer', 'build_optimizer', 'get_lr',
-           'train_step', 'setup', 'build_run', 'evaluate', 'save', 'log_step', 'evaluate_and_save', 'finish', 'summary',
-           'progress_bar', 'train_loop', 'train', 'saved_config', 'plot_log', 'plot_runs']
-
-# %% ../nbs/06_training.ipynb #f4893675
-@dataclass
-class TrainConfig:
-    "One training run; the fields are nanoGPT's `train.py` settings, plus a few of ours"
-    # I/O
-    out_dir: str = 'out'  # where config.json, log.jsonl, ckpt.pt (last) and best.pt go
-    eval_interval: int = 2000  # evaluate (and write ckpt.pt) every this many iterations, and at the end
-    log_interval: int = 1  # print and log a training line every this many iterations (0: never)
-    eval_iters: int = 200  # batches per split averaged by each evaluation
-    eval_only: bool = False  # evaluate once and stop, writing nothing but the log
-    always_save_checkpoint: bool = True  # write ckpt.pt at every evaluation; False: only when val improved (as nanoGPT), and at the end or on Ctrl-C
-    init_from: str = 'scratch'  # 'scratch', 'resume' (out_dir/ckpt.pt), or weights to fine-tune: 'gpt2'..'gpt2-xl', a Hugging Face-layout folder, or a run's out_dir (ours or nanoGPT's)
-    # Weights & Biases, used only when asked and installed
-    wandb_log: bool = False  # log to Weights & Biases as well as log.jsonl
-    wandb_project: str = 'owt'  # its project name
-    wandb_run_name: str = 'gpt2'  # its run name
-    # data
-    dataset: str = 'shakespeare_char'  # a folder of data_dir made by `nanogpt prepare` (nanoGPT: 'openwebtext')
-    data_dir: str = 'data'  # ours: root folder of the datasets, relative to the working directory
-    gradient_accumulation_steps: int = 1  # micro-batches per optimizer step, across all processes (nanoGPT: 40)
-    batch_size: int = 12  # sequences per micro-batch
-    block_size: int | None = None  # context length in tokens (None: the checkpoint's, or 1024 from scratch)
-    # model
-    n_layer: int | None = None  # transformer blocks (None: the checkpoint's, or 12 from scratch)
-    n_head: int | None = None  # attention heads per block (None: the checkpoint's, or 12)
-    n_embd: int | None = None  # width of the residual stream (None: the checkpoint's, or 768)
-    dropout: float = 0.0  # 0 for pretraining, 0.1+ for fine-tuning and small data
-    bias: bool | None = None  # biases in Linear layers and LayerNorms (None: the checkpoint's, or False)
-    rope: bool | None = None  # ours, the modern GPT (lesson 14): rotary positions (None: the checkpoint's, or False)
-    qk_norm: bool | None = None  # ours: RMS-normalise queries and keys (None: the checkpoint's, or False)
-    relu2: bool | None = None  # ours: ReLU squared in the MLP instead of GELU (None: the checkpoint's, or False)
-    rmsnorm: bool | None = None  # ours: RMSNorm without parameters instead of LayerNorm (None: the checkpoint's, or False)
-    embed_norm: bool | None = None  # ours: a norm after the embeddings (None: the checkpoint's, or False)
-    tie_weights: bool | None = None  # ours: the output layer shares the token embedding (None: the checkpoint's, or True)
-    zero_init: bool | None = None  # ours: output projections start at zero (None: the checkpoint's, or False)
-    logit_softcap: float | None = None  # ours: cap * tanh(logits / cap), 0 for none (None: the checkpoint's, or 0)
-    # AdamW
-    learning_rate: float = 6e-4  # peak learning rate
-    max_iters: int = 600000  # optimizer steps in all
-    weight_decay: float = 1e-1  # applied to matrices only
-    beta1: float = 0.9  # AdamW's decay of the gradient's running mean
-    beta2: float = 0.95  # AdamW's decay of the squared gradient's running mean
-    optimizer: str = 'adamw'  # ours: 'adamw', or 'muon' (lesson 14: Muon for the blocks' matrices, AdamW for the rest)
-    muon_lr: float = 0.02  # ours: Muon's peak learning rate; the schedule scales it as it scales learning_rate
-    grad_clip: float = 1.0  # clip the gradient norm to this (0: no clipping; the norm is still logged)
-    # learning rate schedule
-    decay_lr: bool = True  # warmup then cosine decay; False: constant learning_rate
-    warmup_iters: int = 2000  # steps of linear warmup
-    lr_decay_iters: int = 600000  # the cosine reaches min_lr here (nanoGPT: about max_iters)
-    min_lr: float = 6e-5  # about learning_rate / 10
-    # system
-    backend: str = 'nccl'  # distributed backend on CUDA under torchrun (the CPU always uses gloo; lesson 09)
-    fsdp: bool = False  # ours: under torchrun, shard parameters, gradients and optimizer state across processes (lesson 09)
-    ddp_timeout: float = 600.0  # ours: under torchrun, seconds a process waits for the others in a collective before the run fails (lesson 09)
-    device: str = 'auto'  # 'auto' (cuda > mps > cpu), 'cpu', 'cuda', 'cuda:1', 'mps' (nanoGPT: 'cuda')
-    dtype: str = 'auto'  # 'auto' (the best per device), 'float32', 'bfloat16', 'float16' (nanoGPT: bfloat16 if supported, else float16)
-    compile: bool = False  # torch.compile the model, falling back with a warning where it fails (nanoGPT: True)
-    # ours
-    seed: int = 1337  # seeds the model's initialisation, dropout and the batch loaders
-    gradient_checkpointing: bool = False  # recompute activations in backward: less memory, more compute
-    progress: bool = True  # show a progress bar
-    overwrite: bool = False  # start a new run in an out_dir that holds one, replacing its checkpoints and log (False: refuse)
-    time_budget: float = 0.0  # seconds of wall time for the whole run, evaluations included (0: none); the cosine then reaches min_lr when it runs out, and max_iters only caps it
-    reserve_tokens: int = 0  # with time_budget: token positions a closing evaluation will score after the run (`nanogpt train` sets it), kept out of the budget at the measured evaluation speed
-    # LoRA (lesson 13): train small low-rank adapters beside frozen weights, through nanogpt.lora.train_lora
-    lora_rank: int = 0  # rank of the adapters (0: no LoRA, every weight trains)
-    lora_alpha: float | None = None  # the adapters' update is scaled by lora_alpha / lora_rank (None: lora_rank, a scale of 1)
-    lora_dropout: float = 0.0  # dropout on the adapters' input
-    lora_targets: str = 'c_attn,c_proj,c_fc'  # the layers that get adapters, comma-separated: c_attn, c_proj (attention's and the MLP's), c_fc
-
-
-# %% ../nbs/06_training.ipynb #4b8568e1
-PRESETS = {
-    'shakespeare_char': dict(  # nanoGPT's config/train_shakespeare_char.py: about 1.47 val after 5,000 steps on a GPU
-        out_dir='out-shakespeare-char', eval_interval=250, eval_iters=200, log_interval=10,
-        always_save_checkpoint=False, wandb_project='shakespeare-char', wandb_run_name='mini-gpt',
-        dataset='shakespeare_char', gradient_accumulation_steps=1, batch_size=64, block_size=256,
-        n_layer=6, n_head=6, n_embd=384, dropout=0.2, learning_rate=1e-3, max_iters=5000,
-        lr_decay_iters=5000, min_lr=1e-4, beta2=0.99, warmup_iters=100, compile=True),
-}
-PRESETS['shakespeare_char_cpu'] = {**PRESETS['shakespeare_char'],  # plus the CPU flags of nanoGPT's README: 1.88 after 2,000 steps
-    'device': 'cpu', 'compile': False, 'eval_iters': 20, 'log_interval': 1, 'block_size': 64, 'batch_size': 12,
-    'n_layer': 4, 'n_head': 4, 'n_embd': 128, 'max_iters': 2000, 'lr_decay_iters': 2000, 'dropout': 0.0}
-PRESETS['shakespeare_char_fast'] = {**PRESETS['shakespeare_char_cpu'],  # ours: under 5 minutes on 2 CPU cores (engine/04_speed)
-    'out_dir': 'out-shakespeare-char-fast', 'device': 'auto', 'log_interval': 50, 'eval_interval': 250,
-    'eval_iters': 20, 'batch_size': 12, 'block_size': 64, 'n_layer': 2, 'n_head': 4, 'n_embd': 192,
-    'learning_rate': 4e-3, 'min_lr': 4e-4, 'warmup_iters': 50, 'max_iters': 4500, 'lr_decay_iters': 4500}
-MODERN_LAYOUT = dict(bias=False, rope=True, qk_norm=True, relu2=True, rmsnorm=True, embed_norm=True,  # lesson 14
-                     tie_weights=False, zero_init=True, logit_softcap=15.0)
-PRESETS['modern'] = {**PRESETS['shakespeare_char_fast'], **MODERN_LAYOUT,  # ours: the fast preset, modernised (lesson 14)
-    'out_dir': 'out-modern', 'optimizer': 'muon', 'muon_lr': 0.02, 'batch_size': 32,  # Muon's cost is per step: fewer, larger
-    'max_iters': 2000, 'lr_decay_iters': 2000}
-PRESETS['finetune_shakespeare'] = dict(  # nanoGPT's config/finetune_shakespeare.py: GPT-2 XL on BPE Shakespeare (lesson 08)
-    out_dir='out-shakespeare', eval_interval=5, eval_iters=40, wandb_project='shakespeare', wandb_run_name='ft',
-    dataset='shakespeare', init_from='gpt2-xl', always_save_checkpoint=False, batch_size=1, gradient_accumulation_steps=32,
-    max_iters=20, learning_rate=3e-5, decay_lr=False)
-PRESETS['gpt2_124m'] = dict(  # nanoGPT's config/train_gpt2.py: GPT-2 small on OpenWebText, 491,520 tokens a step
-    out_dir='out-gpt2-124m', dataset='openwebtext', wandb_project='owt', wandb_run_name='gpt2-124M', compile=True,
-    n_layer=12, n_head=12, n_embd=768, batch_size=12, block_size=1024, gradient_accumulation_steps=5 * 8,
-    max_iters=600_000, lr_decay_iters=600_000, eval_interval=1000, eval_iters=200, log_interval=10, weight_decay=1e-1)
-
-
-def preset(name: str,  # a key of PRESETS
-           **overrides,  # fields to change
-          ) -> TrainConfig:
-    "The `TrainConfig` of preset `name`, with `overrides`"
-    if name not in PRESETS: raise ConfigError(f'Unknown preset {name!r}: choose one of {", ".join(PRESETS)}.')
-    return TrainConfig(**{**PRESETS[name], **overrides})
+__all__ = ['PLOT_AXES', 'configure_optimizer', 'build_optimizer', 'get_lr', 'train_step', 'setup', 'build_run', 'evaluate',
+           'save', 'log_step', 'evaluate_and_save', 'finish', 'summary', 'progress_bar', 'train_loop', 'train',
+           'saved_config', 'plot_log', 'plot_runs']
 
 # %% ../nbs/06_training.ipynb #a33e05a1
 def configure_optimizer(model: nn.Module,  # the model to train
@@ -232,8 +128,8 @@ def setup(cfg: TrainConfig,  # the run's settings
           parallel: SingleProcess,  # one process, or lesson 09's Distributed
           prepare_model=None,  # None, or (model, cfg, checkpoint or None) -> (model to train, extra checkpoint keys)
          ) -> Run:
-    "Check the settings and lock out_dir, then build everything a run needs: device, data, model, optimizer, or all of it from ckpt.pt"
-    runs.check_config(cfg)
+    "Resolve the settings and lock out_dir, then build everything a run needs, or all of it from ckpt.pt"
+    cfg = resolve_run(cfg, parallel.world_size)  # a ResolvedConfig is returned as it is
     if cfg.lora_rank and prepare_model is None:
         raise ConfigError(f'lora_rank={cfg.lora_rank} asks for LoRA adapters, which nanogpt.lora.train_lora adds (lesson 13): call it '
                           'instead of train (the command line does), or set lora_rank=0.')
@@ -257,13 +153,12 @@ def build_run(cfg: TrainConfig,  # checked settings
     "The `Run` that `cfg` describes, its state restored from ckpt.pt when resuming"
     device = parallel.start(resolve_device(cfg.device), cfg.backend, cfg.fsdp, cfg.ddp_timeout)
     dtype = resolve_dtype(cfg.dtype, device)
-    if cfg.gradient_accumulation_steps == 1: cfg = replace(cfg, gradient_accumulation_steps=parallel.world_size)  # one each
     micro_steps = parallel.local_steps(cfg.gradient_accumulation_steps)  # it counts micro-batches across all processes
     dataset_dir = Path(cfg.data_dir) / cfg.dataset
     meta = load_meta(dataset_dir)
     torch.manual_seed(cfg.seed + parallel.rank)  # dropout differs per process; every process starts from rank 0's weights
     random.seed(cfg.seed + parallel.rank)
-    model, checkpoint, cfg = start_model(cfg, meta, device)
+    model, checkpoint = start_model(cfg, meta, device)
     if checkpoint is not None and 'lora' in checkpoint and prepare_model is None:
         raise ConfigError(f"{cfg.out_dir}/ckpt.pt holds LoRA adapters of rank {checkpoint['lora']['rank']}: resume it with the same "
                           '--lora_rank (and the other --lora_ settings).')
