@@ -29,10 +29,10 @@ from nanogpt.files import (  # noqa: F401
     tensor_digest,
 )
 
-from .checkpoint import TOKENIZER_FILE, load_model
+from .checkpoint import load_model
 from .errors import ConfigError, MissingError
 from .model import GPT, GPTConfig
-from .pretrained import config_from_hf, hf_config, save_pretrained
+from .pretrained import TOKENIZER_FILE, config_from_hf, hf_config, save_pretrained
 from .runtime import BF16_MARGIN, cached, machine_key, remember, time_steps
 from .sample import generate, window_start
 from .tokenizers import tokenizer_from_meta

@@ -19,7 +19,6 @@ from safetensors.torch import load_file, save
 from nanogpt.checkpoint import (
     WEIGHT_KEYS,
     build_model,
-    clean_state_dict,
     find_checkpoint,
     from_nanogpt,
     load_checkpoint,
@@ -28,6 +27,7 @@ from nanogpt.checkpoint import (
 from .errors import CheckpointError, ConfigError, MissingError
 from .files import atomic_write_bytes
 from .model import GPT
+from .pretrained import clean_state_dict
 from .train import SingleProcess, TrainConfig, train
 
 # %% auto #0
