@@ -293,7 +293,8 @@ def export_job(source: str,  # what model_source returned
                 f'({written.stat().st_size / 1e6:.2f} MB) and its config and tokenizer in '
                 f'{written.parent}/')
     if quantize:
-        raise ConfigError('--format peft writes the adapters as they were trained: drop --quantize.')
+        raise ConfigError('--format peft writes the adapters as they were trained: '
+                          'drop --quantize.')
     to = Path(to) if to else Path(source) / 'export-peft'
     if to.exists() and not to.is_dir():
         raise ConfigError(f'--to {to} is a file: pass a folder to write the export into.')
