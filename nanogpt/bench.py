@@ -35,14 +35,13 @@ from .runtime import choose_cpu_dtype, machine_key, resolve_device, training_ste
 from .train import MODERN_LAYOUT
 
 # %% auto #0
-__all__ = ['MODEL_SHAPES', 'ITER_LINE', 'EVAL_LINE', 'NANOGPT_FILES', 'NANOGPT_CPU_RECIPE',
-           'LAYOUT_FLAGS', 'QUIET_TRAIN', 'MFU_FIELD', 'rate', 'rates', 'reopening_get_batch',
-           'bench_loader', 'LectureGPT', 'linear_floor', 'bench_model', 'cropping_generate',
-           'weight_read_floor', 'bench_sample', 'parse_train_output', 'step_ms', 'time_to_loss',
-           'loss_at', 'seeded_train_py', 'check_checkout', 'nanogpt_copy', 'recipe_args',
-           'run_timed', 'summarize_run', 'our_ms', 'import_nanogpt_model', 'bench_ref_generate',
-           'cpu_info', 'shape_name', 'budget_rows', 'ref_rows', 'ref_table', 'our_run',
-           'our_budget_run', 'bench_ref', 'gpu_row', 'bench_gpu', 'gpu_table']
+__all__ = ['MODEL_SHAPES', 'ITER_LINE', 'EVAL_LINE', 'NANOGPT_FILES', 'NANOGPT_CPU_RECIPE', 'LAYOUT_FLAGS', 'QUIET_TRAIN',
+           'MFU_FIELD', 'rate', 'rates', 'reopening_get_batch', 'bench_loader', 'LectureGPT', 'linear_floor',
+           'bench_model', 'cropping_generate', 'weight_read_floor', 'bench_sample', 'parse_train_output', 'step_ms',
+           'time_to_loss', 'loss_at', 'seeded_train_py', 'check_checkout', 'nanogpt_copy', 'recipe_args', 'run_timed',
+           'summarize_run', 'our_ms', 'import_nanogpt_model', 'bench_ref_generate', 'cpu_info', 'shape_name',
+           'budget_rows', 'ref_rows', 'ref_table', 'our_run', 'our_budget_run', 'bench_ref', 'gpu_row', 'bench_gpu',
+           'gpu_table']
 
 # %% ../nbs/engine/08_bench.ipynb #fe5fe928
 def rate(fn,  # the call to time

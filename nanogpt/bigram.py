@@ -10,8 +10,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['bigram_counts', 'bigram_probs', 'bigram_nll', 'BigramLanguageModel', 'estimate_loss',
-           'fit', 'plot_history']
+__all__ = ['bigram_counts', 'bigram_probs', 'bigram_nll', 'BigramLanguageModel', 'estimate_loss', 'fit', 'plot_history']
 
 # %% ../nbs/03_bigram.ipynb #1f8ee6e7
 def bigram_counts(ids: torch.Tensor,  # a 1-d tensor of token ids

@@ -25,9 +25,9 @@ __getattr__ = moved(__name__, {'rng_state': 'nanogpt.files', 'set_rng_state': 'n
                                'clean_state_dict': 'nanogpt.pretrained'})
 
 # %% auto #0
-__all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'MAX_BLOCK_SIZE',
-           'save_checkpoint', 'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters',
-           'read_nanogpt_meta', 'from_nanogpt', 'load_weights', 'check_finite', 'load_model']
+__all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'MAX_BLOCK_SIZE', 'save_checkpoint',
+           'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters', 'read_nanogpt_meta', 'from_nanogpt',
+           'load_weights', 'check_finite', 'load_model']
 
 # %% ../nbs/engine/02_checkpoint.ipynb #21ac8027
 CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has every key

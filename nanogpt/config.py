@@ -23,10 +23,9 @@ from .pretrained import GPT2_SIZES, config_from_hf
 from .runtime import resolve_device
 
 # %% auto #0
-__all__ = ['PRESETS', 'MODERN_LAYOUT', 'SHAPE_KEYS', 'SCRATCH_SHAPE', 'TYPE_NAMES',
-           'DEFAULT_BUDGET', 'FINE_TUNE', 'TrainConfig', 'preset', 'check_config', 'TrainOptions',
-           'field_types', 'check_value', 'parse_value', 'read_config_file', 'resumed_settings',
-           'default_preset', 'parse_train_command', 'parse_train_args', 'config_help',
+__all__ = ['PRESETS', 'MODERN_LAYOUT', 'SHAPE_KEYS', 'SCRATCH_SHAPE', 'TYPE_NAMES', 'DEFAULT_BUDGET', 'FINE_TUNE', 'TrainConfig',
+           'preset', 'check_config', 'TrainOptions', 'field_types', 'check_value', 'parse_value', 'read_config_file',
+           'resumed_settings', 'default_preset', 'parse_train_command', 'parse_train_args', 'config_help',
            'start_config', 'starting_shape', 'ResolvedConfig', 'resolve_run']
 
 # %% ../nbs/engine/11_config.ipynb #3744f328

@@ -42,11 +42,10 @@ from .files import put_files, require, staged_folder
 from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta
 
 # %% auto #0
-__all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHARS', 'HF_NAME',
-           'RECORD_SUFFIXES', 'safe_cut', 'spool_pipes', 'hf_name', 'corpus_files', 'is_hf_dataset',
-           'Reader', 'tiktoken_names', 'corpus_tokenizer', 'train_bpe_fast', 'bpe_trainer',
-           'corpus_bpe', 'encode_task', 'separator_ids', 'default_name', 'prepare_corpus',
-           'prepare_dataset']
+__all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHARS', 'HF_NAME', 'RECORD_SUFFIXES', 'safe_cut',
+           'spool_pipes', 'hf_name', 'corpus_files', 'is_hf_dataset', 'Reader', 'tiktoken_names', 'corpus_tokenizer',
+           'train_bpe_fast', 'bpe_trainer', 'corpus_bpe', 'encode_task', 'separator_ids', 'default_name',
+           'prepare_corpus', 'prepare_dataset']
 
 # %% ../nbs/engine/14_corpora.ipynb #525fac90
 BLOCK_BYTES = 1 << 22  # 4 MiB: one read, and about one tokenization task

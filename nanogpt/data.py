@@ -31,11 +31,10 @@ from .tokenizers import get_tokenizer, tokenizer_from_meta, tokenizer_id
 __getattr__ = moved(__name__, {'atomic_file': 'nanogpt.files'})  # lesson 02's before 0.2
 
 # %% auto #0
-__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS',
-           'MAX_VOCAB_SIZE', 'BPE_FILE', 'DATASET_FILES', 'download', 'tiny_shakespeare',
-           'read_corpus_digest', 'read_corpus', 'token_dtype', 'check_vocab_size', 'to_token_array',
-           'dataset_folder', 'shown_name', 'dataset_files', 'prepare', 'course_copy',
-           'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer', 'BatchLoader']
+__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'MAX_VOCAB_SIZE', 'BPE_FILE',
+           'DATASET_FILES', 'download', 'tiny_shakespeare', 'read_corpus_digest', 'read_corpus', 'token_dtype',
+           'check_vocab_size', 'to_token_array', 'dataset_folder', 'shown_name', 'dataset_files', 'prepare',
+           'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer', 'BatchLoader']
 
 # %% ../nbs/02_data.ipynb #aed55318
 SHAKESPEARE_URL = ('https://raw.githubusercontent.com/karpathy/char-rnn/master/'

@@ -9,8 +9,8 @@ import errno
 import re
 
 # %% auto #0
-__all__ = ['OS_ERROR_ADVICE', 'NanoGPTError', 'ConfigError', 'DataError', 'MissingError',
-           'CheckpointError', 'TrainingError', 'describe', 'os_error_message']
+__all__ = ['OS_ERROR_ADVICE', 'NanoGPTError', 'ConfigError', 'DataError', 'MissingError', 'CheckpointError', 'TrainingError',
+           'describe', 'os_error_message']
 
 # %% ../nbs/engine/00_errors.ipynb #457e93f0
 class NanoGPTError(Exception):

@@ -18,8 +18,8 @@ from .data import check_tokenizer, load_meta, read_corpus
 from .errors import ConfigError, DataError
 
 # %% auto #0
-__all__ = ['window_ends', 'score_tokens', 'token_bytes', 'calibration', 'summarize', 'evaluate_ids',
-           'split_ids', 'evaluate_split', 'evaluate_text', 'run_config', 'evaluate_run']
+__all__ = ['window_ends', 'score_tokens', 'token_bytes', 'calibration', 'summarize', 'evaluate_ids', 'split_ids',
+           'evaluate_split', 'evaluate_text', 'run_config', 'evaluate_run']
 
 # %% ../nbs/10_evaluation.ipynb #e670d3f4
 def window_ends(n_targets: int,  # targets to score: ids[1:] of a text of n_targets + 1 tokens

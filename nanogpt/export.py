@@ -38,11 +38,10 @@ from .sample import generate, window_start
 from .tokenizers import tokenizer_from_meta
 
 # %% auto #0
-__all__ = ['ONNX_INPUTS', 'ONNX_OUTPUTS', 'QUANTIZE_SCHEMES', 'FORMATS', 'NO_INT8',
-           'SAMPLING_PRECISIONS', 'MAX_LOSS_CHANGE', 'PastCache', 'ExportableGPT', 'empty_cache',
-           'dynamic_shapes', 'example_inputs', 'export_program', 'without_records', 'write_onnx',
-           'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model', 'check_export_folder',
-           'write_export_folder', 'write_export', 'export_model', 'export_run', 'with_precision',
+__all__ = ['ONNX_INPUTS', 'ONNX_OUTPUTS', 'QUANTIZE_SCHEMES', 'FORMATS', 'NO_INT8', 'SAMPLING_PRECISIONS', 'MAX_LOSS_CHANGE',
+           'PastCache', 'ExportableGPT', 'empty_cache', 'dynamic_shapes', 'example_inputs', 'export_program',
+           'without_records', 'write_onnx', 'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model',
+           'check_export_folder', 'write_export_folder', 'write_export', 'export_model', 'export_run', 'with_precision',
            'own_text', 'window_loss', 'measure_sampling', 'pick_precision', 'precision_reason',
            'choose_sampling_precision']
 

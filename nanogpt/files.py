@@ -25,10 +25,9 @@ import torch
 from .errors import DataError, MissingError, os_error_message
 
 # %% auto #0
-__all__ = ['AT_FDCWD', 'RENAME_EXCHANGE', 'TEMPORARY', 'sha256_file', 'atomic_file',
-           'atomic_write_bytes', 'exchange', 'replace_folder', 'clean_leftovers', 'staged_folder',
-           'put_files', 'write_file_set', 'read_source', 'tensor_digest', 'rng_state',
-           'set_rng_state', 'require', 'moved']
+__all__ = ['AT_FDCWD', 'RENAME_EXCHANGE', 'TEMPORARY', 'sha256_file', 'atomic_file', 'atomic_write_bytes', 'exchange',
+           'replace_folder', 'clean_leftovers', 'staged_folder', 'put_files', 'write_file_set', 'read_source',
+           'tensor_digest', 'rng_state', 'set_rng_state', 'require', 'moved']
 
 # %% ../nbs/engine/01_files.ipynb #670684e5
 def sha256_file(path) -> str:

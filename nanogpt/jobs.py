@@ -35,8 +35,8 @@ from .shape import fit_budget
 from .train import PRESETS, train
 
 # %% auto #0
-__all__ = ['SAMPLE_DEFAULTS', 'default_run', 'model_source', 'read_prompt', 'describe_run',
-           'train_job', 'loaded_from', 'sample_job', 'export_job']
+__all__ = ['SAMPLE_DEFAULTS', 'default_run', 'model_source', 'read_prompt', 'describe_run', 'train_job', 'loaded_from',
+           'sample_job', 'export_job']
 
 # %% ../nbs/engine/12_jobs.ipynb #a0009c36
 def default_run(device: str = 'auto',  # the device `nanogpt train` would train on

@@ -31,10 +31,9 @@ from .pretrained import clean_state_dict
 from .train import SingleProcess, TrainConfig, train
 
 # %% auto #0
-__all__ = ['LORA_TARGETS', 'PEFT_PREFIX', 'PEFT_FILES', 'LoRALinear', 'parse_targets', 'apply_lora',
-           'lora_layers', 'delta_weight', 'merge_lora', 'unmerge_lora', 'merge_and_unload',
-           'check_lora_config', 'lora_record', 'prepare_lora', 'train_lora', 'load_lora',
-           'save_peft_adapter', 'export_peft', 'load_peft_adapter']
+__all__ = ['LORA_TARGETS', 'PEFT_PREFIX', 'PEFT_FILES', 'LoRALinear', 'parse_targets', 'apply_lora', 'lora_layers',
+           'delta_weight', 'merge_lora', 'unmerge_lora', 'merge_and_unload', 'check_lora_config', 'lora_record',
+           'prepare_lora', 'train_lora', 'load_lora', 'save_peft_adapter', 'export_peft', 'load_peft_adapter']
 
 # %% ../nbs/13_lora.ipynb #8db2ba30
 class LoRALinear(nn.Linear):

@@ -32,10 +32,9 @@ from .model import GPT, GPTConfig
 from .train import build_optimizer, configure_optimizer, train_step
 
 # %% auto #0
-__all__ = ['BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'CPU_MARGIN', 'param_count', 'optimizer_bytes',
-           'measure_step', 'saved_bytes', 'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory',
-           'measure_peak', 'kv_cache_bytes', 'fitting_settings', 'memory_report', 'run_config',
-           'run_memory_estimate', 'dry_run', 'check_memory']
+__all__ = ['BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'CPU_MARGIN', 'param_count', 'optimizer_bytes', 'measure_step',
+           'saved_bytes', 'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak', 'kv_cache_bytes',
+           'fitting_settings', 'memory_report', 'run_config', 'run_memory_estimate', 'dry_run', 'check_memory']
 
 # %% ../nbs/engine/05_memory.ipynb #978cbe52
 # bytes per element of each dtype a run computes in

@@ -20,8 +20,7 @@ from .errors import ConfigError
 from .modern import ReLU2, RMSNorm, rotary_tables, softcap
 
 # %% auto #0
-__all__ = ['MODERN_SWITCHES', 'LAYER_NORM_EPS', 'GPTConfig', 'layout_changes', 'MLP', 'LayerNorm',
-           'make_norm', 'Block', 'GPT']
+__all__ = ['MODERN_SWITCHES', 'LAYER_NORM_EPS', 'GPTConfig', 'layout_changes', 'MLP', 'LayerNorm', 'make_norm', 'Block', 'GPT']
 
 # %% ../nbs/05_gpt.ipynb #5272b776
 @dataclass

@@ -12,9 +12,8 @@ from torch.nn import functional as F
 from .errors import ConfigError
 
 # %% auto #0
-__all__ = ['ROPE_BASE', 'NS_COEFFICIENTS', 'rotary_tables', 'apply_rotary', 'ReLU2Function',
-           'ReLU2', 'RMSNorm', 'softcap', 'newton_schulz', 'Muon', 'Optimizers', 'muon_matrices',
-           'muon_adamw']
+__all__ = ['ROPE_BASE', 'NS_COEFFICIENTS', 'rotary_tables', 'apply_rotary', 'ReLU2Function', 'ReLU2', 'RMSNorm', 'softcap',
+           'newton_schulz', 'Muon', 'Optimizers', 'muon_matrices', 'muon_adamw']
 
 # %% ../nbs/14_modern.ipynb #11ee08eb
 ROPE_BASE = 10_000.0  # the base of the rotation frequencies, as in RoFormer, Llama, nanochat

@@ -19,9 +19,8 @@ from .files import atomic_write_bytes
 from .model import GPT, LAYER_NORM_EPS, GPTConfig, layout_changes
 
 # %% auto #0
-__all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES',
-           'TOKENIZER_FILE', 'config_from_hf', 'hf_config', 'clean_state_dict',
-           'from_hf_state_dict', 'to_hf_state_dict', 'hub_cache', 'pretrained_files',
+__all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'TOKENIZER_FILE', 'config_from_hf',
+           'hf_config', 'clean_state_dict', 'from_hf_state_dict', 'to_hf_state_dict', 'hub_cache', 'pretrained_files',
            'read_weights', 'from_pretrained', 'save_pretrained']
 
 # %% ../nbs/08_gpt2.ipynb #0998e18a

@@ -32,11 +32,10 @@ from .runtime import cached, choose_cpu_dtype, machine_key, remember, training_s
 __getattr__ = moved(__name__, dict.fromkeys(['check_config'], 'nanogpt.config'))
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'EVAL_BATCH_COST', 'CLOSING_COST', 'SingleProcess', 'read_log',
-           'check_fits', 'data_record', 'check_resume', 'start_model', 'measured_cpu_dtype',
-           'open_in_run', 'append_line', 'RunLock', 'claim_out_dir', 'Run', 'reconcile_log',
-           'start_files', 'closing_evaluation', 'saved_iteration', 'closing_cost', 'Budget',
-           'run_budget', 'Cadence', 'Progress']
+__all__ = ['RUN_FILES', 'EVAL_BATCH_COST', 'CLOSING_COST', 'SingleProcess', 'read_log', 'check_fits', 'data_record',
+           'check_resume', 'start_model', 'measured_cpu_dtype', 'open_in_run', 'append_line', 'RunLock',
+           'claim_out_dir', 'Run', 'reconcile_log', 'start_files', 'closing_evaluation', 'saved_iteration',
+           'closing_cost', 'Budget', 'run_budget', 'Cadence', 'Progress']
 
 # %% ../nbs/engine/10_runs.ipynb #2a175b1f
 class SingleProcess:

@@ -26,12 +26,11 @@ from .errors import ConfigError, describe
 from .files import atomic_write_bytes, rng_state, set_rng_state
 
 # %% auto #0
-__all__ = ['DTYPES', 'FEATURE_FLAGS', 'BF16_FLAGS', 'KERNELS', 'CACHE_FILE', 'BF16_MARGIN',
-           'PEAK_FLOPS', 'GiB', 'MiB', 'resolve_device', 'resolve_dtype', 'autocast_context',
-           'cpu_features', 'machine_key', 'training_step', 'time_steps', 'cache_dir', 'cached',
-           'remember', 'faster_dtype', 'choose_cpu_dtype', 'measured_cpu_flops', 'peak_flops',
-           'keep_freed_memory', 'configure_process', 'human', 'available_memory',
-           'autocast_float32', 'sdpa', 'compile_model', 'StopRequest', 'process_started']
+__all__ = ['DTYPES', 'FEATURE_FLAGS', 'BF16_FLAGS', 'KERNELS', 'CACHE_FILE', 'BF16_MARGIN', 'PEAK_FLOPS', 'GiB', 'MiB',
+           'resolve_device', 'resolve_dtype', 'autocast_context', 'cpu_features', 'machine_key', 'training_step',
+           'time_steps', 'cache_dir', 'cached', 'remember', 'faster_dtype', 'choose_cpu_dtype', 'measured_cpu_flops',
+           'peak_flops', 'keep_freed_memory', 'configure_process', 'human', 'available_memory', 'autocast_float32',
+           'sdpa', 'compile_model', 'StopRequest', 'process_started']
 
 # %% ../nbs/engine/03_machine.ipynb #aa011e48
 DTYPES = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}

@@ -21,12 +21,11 @@ from .errors import ConfigError
 from .model import GPT, LAYER_NORM_EPS, MLP, Block, LayerNorm
 
 # %% auto #0
-__all__ = ['GREEDY_BELOW', 'MAX_STOPS', 'MAX_STOP_CHARS', 'SAMPLING_RULES',
-           'apply_repetition_penalty', 'filter_logits', 'sample_next', 'SamplingError',
-           'brief_repr', 'setting', 'Sampling', 'sampling_of', 'check_sampling_value',
-           'check_stops', 'seeded_generator', 'window_start', 'KVCache', 'plain', 'Twin', 'Decoder',
-           'RowCaches', 'RowCache', 'rows_mix', 'Row', 'Engine', 'generate_stream', 'generate',
-           'held_back', 'TextStream', 'sample_text', 'sampling_sliders', 'keep_min_p']
+__all__ = ['GREEDY_BELOW', 'MAX_STOPS', 'MAX_STOP_CHARS', 'SAMPLING_RULES', 'apply_repetition_penalty', 'filter_logits',
+           'sample_next', 'SamplingError', 'brief_repr', 'setting', 'Sampling', 'sampling_of', 'check_sampling_value',
+           'check_stops', 'seeded_generator', 'window_start', 'KVCache', 'plain', 'Twin', 'Decoder', 'RowCaches',
+           'RowCache', 'rows_mix', 'Row', 'Engine', 'generate_stream', 'generate', 'held_back', 'TextStream',
+           'sample_text', 'sampling_sliders', 'keep_min_p']
 
 # %% ../nbs/07_sampling.ipynb #6b650b8a
 def apply_repetition_penalty(logits: torch.Tensor,  # (B, V)

@@ -35,11 +35,10 @@ from .sample import Engine, Row, Sampling, TextStream
 __getattr__ = moved(__name__, {'held_back': 'nanogpt.sample'})  # the server's until lesson 07's
 
 # %% auto #0
-__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'SERVE_EXTRA', 'MAX_INT_DIGITS',
-           'LOCAL_HOSTS', 'PLAYGROUND', 'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'BODY_TIMEOUTS',
-           'check_cache_memory', 'Completion', 'Scheduler', 'RequestError', 'sampling_settings',
-           'parse_completion', 'parse_json', 'host_of', 'served_hosts', 'check_host', 'authorize',
-           'make_app', 'playground_page', 'listen', 'connection_cap', 'guarded_protocol',
+__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'SERVE_EXTRA', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND',
+           'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'BODY_TIMEOUTS', 'check_cache_memory', 'Completion', 'Scheduler',
+           'RequestError', 'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts',
+           'check_host', 'authorize', 'make_app', 'playground_page', 'listen', 'connection_cap', 'guarded_protocol',
            'quiet_descriptor_shortage', 'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c

@@ -22,10 +22,9 @@ from .runs import CLOSING_COST, EVAL_BATCH_COST, closing_cost
 from .train import build_optimizer
 
 # %% auto #0
-__all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'MUON_TOKENS_PER_PARAM', 'TRAIN_SHARE',
-           'SHORT_RUN_STEPS', 'WARMUP_SHARE', 'LAYOUT_KEYS', 'EVAL_SHARE', 'MIN_STEPS',
-           'shape_config', 'shape_params', 'cached_throughput', 'shape_throughput', 'budget_shape',
-           'short_run_settings', 'plan_evaluations', 'smallest_shape', 'fit_budget']
+__all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'MUON_TOKENS_PER_PARAM', 'TRAIN_SHARE', 'SHORT_RUN_STEPS', 'WARMUP_SHARE',
+           'LAYOUT_KEYS', 'EVAL_SHARE', 'MIN_STEPS', 'shape_config', 'shape_params', 'cached_throughput',
+           'shape_throughput', 'budget_shape', 'short_run_settings', 'plan_evaluations', 'smallest_shape', 'fit_budget']
 
 # %% ../nbs/engine/04_speed.ipynb #3db1cced
 # (n_layer, n_embd): this notebook's ladder,

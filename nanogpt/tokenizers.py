@@ -20,10 +20,9 @@ from .errors import ConfigError, DataError, MissingError, describe
 from .files import atomic_write_bytes
 
 # %% auto #0
-__all__ = ['GPT2_SPLIT_PATTERN', 'SPLIT_PATTERNS', 'CharTokenizer', 'load_tiktoken',
-           'TiktokenTokenizer', 'merge', 'train_bpe', 'bpe_merge_chunk', 'bpe_merge_heap',
-           'BytePairEncoder', 'BPETokenizer', 'tokenizer_from_meta', 'get_tokenizer',
-           'tokenizer_id', 'plot_tokens']
+__all__ = ['GPT2_SPLIT_PATTERN', 'SPLIT_PATTERNS', 'CharTokenizer', 'load_tiktoken', 'TiktokenTokenizer', 'merge', 'train_bpe',
+           'bpe_merge_chunk', 'bpe_merge_heap', 'BytePairEncoder', 'BPETokenizer', 'tokenizer_from_meta',
+           'get_tokenizer', 'tokenizer_id', 'plot_tokens']
 
 # %% ../nbs/01_tokenizers.ipynb #c7a3e2b1
 def _describe_unknown(text: str, unknown: np.ndarray, limit: int = 5) -> str:

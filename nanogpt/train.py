@@ -54,9 +54,9 @@ from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtyp
 __getattr__ = moved(__name__, dict.fromkeys(['Budget', 'RunLock', 'check_fits'], 'nanogpt.runs'))
 
 # %% auto #0
-__all__ = ['PLOT_AXES', 'configure_optimizer', 'build_optimizer', 'get_lr', 'train_step', 'setup',
-           'build_run', 'evaluate', 'save', 'log_step', 'evaluate_and_save', 'finish', 'summary',
-           'progress_bar', 'train_loop', 'train', 'saved_config', 'plot_log', 'plot_runs']
+__all__ = ['PLOT_AXES', 'configure_optimizer', 'build_optimizer', 'get_lr', 'train_step', 'setup', 'build_run', 'evaluate',
+           'save', 'log_step', 'evaluate_and_save', 'finish', 'summary', 'progress_bar', 'train_loop', 'train',
+           'saved_config', 'plot_log', 'plot_runs']
 
 # %% ../nbs/06_training.ipynb #a33e05a1
 def configure_optimizer(model: nn.Module,  # the model to train
