@@ -10,7 +10,7 @@ from pathlib import Path
 
 LAYERS = {  # bottom to top
     'base': ('errors', 'files', 'runtime', 'checks'),  # errors, files and hashes, random state, optional imports; the machine
-    'model and data': ('tokenizers', 'data', 'corpus', 'bigram', 'modern', 'attention', 'model', 'checkpoint', 'pretrained'),
+    'model and data': ('tokenizers', 'data', 'corpus', 'bigram', 'modern', 'attention', 'model', 'checkpoint', 'pretrained', 'chat'),
     'training and inference': ('runs', 'train', 'shape', 'config', 'memory', 'distributed', 'lora', 'sample', 'evaluate', 'export', 'serve', 'jobs'),
     'command line': ('cli', 'bench', '__main__', '__init__'),  # the package's front door imports what it attaches
 }

@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from . import pretrained
-from .errors import CheckpointError, ConfigError, MissingError, describe
+from .errors import CheckpointError, ConfigError, DataError, MissingError, describe
 from .files import atomic_write_bytes, moved, tensor_digest
 from .model import GPT, GPTConfig
 from .tokenizers import tokenizer_from_meta
@@ -27,7 +27,7 @@ __getattr__ = moved(__name__, {'rng_state': 'nanogpt.files', 'set_rng_state': 'n
 # %% auto #0
 __all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'MAX_BLOCK_SIZE', 'save_checkpoint',
            'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters', 'read_nanogpt_meta', 'from_nanogpt',
-           'load_weights', 'check_finite', 'load_model']
+           'load_weights', 'check_finite', 'load_model', 'read_run_config']
 
 # %% ../nbs/engine/02_checkpoint.ipynb #21ac8027
 CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has every key
@@ -265,3 +265,17 @@ def load_model(source,  # as for `load_weights`
                               f'{pretrained.TOKENIZER_FILE}: nanogpt cannot tell which tokenizer '
                               'it needs. Save it with save_pretrained(model, path, tokenizer).')
     return model.eval(), tokenizer_from_meta(tokenizer)
+
+# %% ../nbs/engine/02_checkpoint.ipynb #3fbc7163
+def read_run_config(out_dir,  # a run's folder
+                    hint: str,  # what to do if its config.json is damaged
+                   ) -> dict | None:
+    "The settings a run saved in `out_dir/config.json`; None where there is no such file"
+    path = Path(out_dir) / 'config.json'
+    if not path.is_file(): return None
+    try: saved = json.loads(path.read_bytes())
+    except (ValueError, RecursionError): saved = None  # not UTF-8 JSON, or nested too deep
+    if not isinstance(saved, dict):
+        raise DataError(f'{path} is not the config.json a run writes (damaged: not a JSON '
+                        f'object): {hint}')
+    return saved

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import torch
 
-from .checkpoint import find_checkpoint
+from .checkpoint import find_checkpoint, read_run_config
 from .errors import ConfigError, MissingError
 from .model import GPTConfig
 from .pretrained import GPT2_SIZES, config_from_hf
@@ -354,14 +354,10 @@ FINE_TUNE = dict(optimizer='adamw', batch_size=12)
 def resumed_settings(out_dir) -> dict:  # the run to resume
     """What a resumed run keeps from its own config.json: its optimizer (AdamW before lesson 14),
     its rates and warmup, its batch"""
-    saved = Path(out_dir) / 'config.json'
-    if not saved.is_file(): return {}  # nothing to resume: the checkpoint's own error says so
-    try: config = json.loads(saved.read_text(encoding='utf-8'))
-    except (ValueError, RecursionError): config = None  # not UTF-8 JSON, or huge numbers
-    if not isinstance(config, dict):
-        raise ConfigError(f'{saved} is not the config.json a run writes (damaged?): to resume, '
-                          'name a preset and pass the settings the run had as --key=value flags, '
-                          'e.g. `nanogpt train modern --init_from=resume`, or fix the file.')
+    config = read_run_config(out_dir, 'to resume, name a preset and pass the settings the run '
+                             'had as --key=value flags, e.g. `nanogpt train modern '
+                             '--init_from=resume`, or fix the file.')
+    if config is None: return {}  # nothing to resume: the checkpoint's own error says so
     # a time budget may have chosen these
     kept = ('learning_rate', 'min_lr', 'muon_lr', 'warmup_iters', 'batch_size')
     return {'optimizer': config.get('optimizer', 'adamw'),

@@ -5,7 +5,6 @@
 # %% ../nbs/10_evaluation.ipynb #5f34e5ee
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -13,13 +12,20 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .checkpoint import WEIGHT_KEYS, find_checkpoint, load_checkpoint, load_model
+from nanogpt.checkpoint import (
+    WEIGHT_KEYS,
+    find_checkpoint,
+    load_checkpoint,
+    load_model,
+    read_run_config,
+)
+
 from .data import check_tokenizer, load_meta, read_corpus
-from .errors import ConfigError, DataError
+from .errors import ConfigError
 
 # %% auto #0
 __all__ = ['window_ends', 'score_tokens', 'token_bytes', 'calibration', 'summarize', 'evaluate_ids', 'split_ids',
-           'evaluate_split', 'evaluate_text', 'run_config', 'evaluate_run']
+           'evaluate_split', 'evaluate_text', 'estimate_losses', 'run_config', 'evaluate_run']
 
 # %% ../nbs/10_evaluation.ipynb #e670d3f4
 def window_ends(n_targets: int,  # targets to score: ids[1:] of a text of n_targets + 1 tokens
@@ -153,19 +159,31 @@ def evaluate_text(model,  # a GPT
     (characters the vocabulary lacks are an error that names them)"""
     return evaluate_ids(model, tokenizer, torch.tensor(tokenizer.encode(text)), stride)
 
+# %% ../nbs/10_evaluation.ipynb #325a3b34
+@torch.no_grad()
+def estimate_losses(model: torch.nn.Module,  # forward(idx, targets) -> (logits, loss), as a GPT
+                    loaders: dict,  # split name -> BatchLoader
+                    eval_iters: int,  # batches averaged per split
+                   ) -> dict:
+    """Mean loss over `eval_iters` batches of each loader, in eval mode, summed on the device:
+    one wait per split; the model's mode is restored"""
+    was_training = model.training
+    model.eval()
+    losses = {}
+    for split, loader in loaders.items():
+        total = sum(model(*loader.next_batch())[1].float() for _ in range(eval_iters))
+        losses[split] = total.item() / eval_iters
+    model.train(was_training)
+    return losses
+
 # %% ../nbs/10_evaluation.ipynb #f5104bf7
 def run_config(checkpoint: Path,  # a run's checkpoint file
               ) -> dict:
     "The settings saved beside `checkpoint` (config.json), else a nanoGPT checkpoint's own, else {}"
-    saved = checkpoint.parent / 'config.json'
-    if not saved.is_file():
-        return load_checkpoint(checkpoint, keys=WEIGHT_KEYS).get('config', {})
-    try: config = json.loads(saved.read_text())
-    except (ValueError, RecursionError):  # not UTF-8, not JSON, or nested past Python's limit
-        raise DataError(f'{saved} is damaged (not a JSON object): '
-                        'pass --dataset (and --data_dir) to name '
-                        'the data to score, or restore the file.') from None
-    return config if isinstance(config, dict) else {}
+    config = read_run_config(checkpoint.parent, 'pass --dataset (and --data_dir) to name the '
+                             'data to score, or restore the file.')
+    if config is None: return load_checkpoint(checkpoint, keys=WEIGHT_KEYS).get('config', {})
+    return config
 
 
 def evaluate_run(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, or a Hugging Face dir

@@ -5,7 +5,6 @@
 # %% ../nbs/06_training.ipynb #7e7954c6
 from __future__ import annotations
 
-import json
 import math
 import random
 import re
@@ -42,9 +41,9 @@ from nanogpt.runs import (  # the engine room's Run folders
 )
 
 from . import runs, runtime
-from .bigram import estimate_loss
-from .checkpoint import save_checkpoint
+from .checkpoint import read_run_config, save_checkpoint
 from .data import BatchLoader, load_meta
+from .evaluate import estimate_losses
 from .files import moved, rng_state, set_rng_state
 from .modern import muon_adamw
 from .pretrained import clean_state_dict
@@ -225,7 +224,7 @@ def evaluate(run: Run,  # the run to evaluate
     """Mean loss over `eval_iters` batches of each split (and of all processes), logged;
     a non-finite loss stops the run"""
     splits = {'train': run.loaders['eval_train'], 'val': run.loaders['eval_val']}
-    with run.ctx: losses = estimate_loss(run.eval_model, splits, run.cfg.eval_iters)
+    with run.ctx: losses = estimate_losses(run.eval_model, splits, run.cfg.eval_iters)
     losses = dict(zip(losses, run.parallel.mean(*losses.values())))
     run.say(f"step {run.iter_num}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
     if not all(map(math.isfinite, losses.values())):
@@ -433,15 +432,14 @@ def _fits(value, annotation: str) -> bool:
 def saved_config(out_dir) -> TrainConfig:  # a run's out_dir
     "The `TrainConfig` a run saved in its config.json (keys of other versions left out)"
     path = Path(out_dir) / 'config.json'
-    if not path.is_file(): raise MissingError(f'{path} is missing: pass the out_dir of a run.')
-    try: saved = json.loads(path.read_bytes())
-    except (ValueError, RecursionError): saved = None  # not UTF-8 JSON, or huge numbers
-    known = [f for f in fields(TrainConfig) if isinstance(saved, dict) and f.name in saved]
+    restore = "the run's folder is damaged; restore the file from a copy of the run."
+    saved = read_run_config(out_dir, restore)
+    if saved is None: raise MissingError(f'{path} is missing: pass the out_dir of a run.')
+    known = [f for f in fields(TrainConfig) if f.name in saved]
     wrong = [f.name for f in known if not _fits(saved[f.name], f.type)]
-    if not isinstance(saved, dict) or wrong:
-        why = f"{', '.join(wrong)} of the wrong type" if wrong else 'not a JSON object'
-        raise DataError(f"{path} is not the config.json a run writes ({why}): the run's folder is "
-                        'damaged; restore the file from a copy of the run.')
+    if wrong:
+        raise DataError(f"{path} is not the config.json a run writes ({', '.join(wrong)} of the "
+                        f'wrong type): {restore}')
     return TrainConfig(**{f.name: saved[f.name] for f in known})
 
 
