@@ -462,8 +462,15 @@ def tokenizer_from_meta(meta: dict):  # the `tokenizer` entry of `meta.json`, or
     if kind == 'char': return CharTokenizer(meta['chars'])
     if kind == 'tiktoken': return TiktokenTokenizer(meta.get('encoding', 'gpt2'))
     if kind == 'bpe': return BPETokenizer.from_meta(meta)
+    if kind == 'special':  # a base tokenizer and special tokens after it (lesson 15)
+        from nanogpt.chat import SpecialTokenizer
+        if not isinstance(meta.get('base'), dict):
+            raise DataError("The special tokenizer in meta.json has no 'base' tokenizer: "
+                            'prepare the dataset again (nanogpt prepare).')
+        return SpecialTokenizer(tokenizer_from_meta(meta['base']), meta.get('special'),
+                                meta.get('chat'))
     raise DataError(f'Unknown tokenizer kind {kind!r} in meta.json: '
-                    "expected 'char', 'tiktoken' or 'bpe'.")
+                    "expected 'char', 'tiktoken', 'bpe' or 'special'.")
 
 
 def get_tokenizer(kind: str,  # 'char', 'gpt2' or 'bpe'
