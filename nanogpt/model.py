@@ -20,7 +20,8 @@ from .errors import ConfigError
 from .modern import ReLU2, RMSNorm, rotary_tables, softcap
 
 # %% auto #0
-__all__ = ['MODERN_SWITCHES', 'LAYER_NORM_EPS', 'GPTConfig', 'layout_changes', 'MLP', 'LayerNorm', 'make_norm', 'Block', 'GPT']
+__all__ = ['MODERN_SWITCHES', 'LAYER_NORM_EPS', 'GPTConfig', 'layout_changes', 'MLP', 'LayerNorm', 'make_norm', 'Block', 'GPT',
+           'weighted_cross_entropy']
 
 # %% ../nbs/05_gpt.ipynb #5272b776
 @dataclass
@@ -249,15 +250,30 @@ def _check_targets(targets,  # None, or what was passed as the (B, T) next token
                       f'got {_described(targets)}.')
 
 
+def _check_weights(weights,  # None, or what was passed as loss_weights
+                   targets,  # None, or the (B, T) next token ids
+                  ):
+    "Raise a `ConfigError` unless `weights` is None or a real tensor of the targets' shape"
+    if weights is None: return
+    if targets is None: raise ConfigError('loss_weights weigh the targets: pass targets too.')
+    if (torch.is_tensor(weights) and weights.shape == targets.shape
+            and not weights.is_complex() and weights.dtype != torch.bool): return
+    raise ConfigError(f'loss_weights must be a tensor of numbers of the shape of targets, '
+                      f'{tuple(targets.shape)} (0 to leave a target out, 1 for a normal one); '
+                      f'got {_described(weights)}.')
+
+
 @patch
 def _check_input(self: GPT, idx,  # (B, T) token ids
                  targets,  # None, or (B, T) next token ids
                  kv_caches,  # None, or one cache per block
-                 start_pos):  # an int, or a (B, 1) tensor of one start per row
+                 start_pos,  # an int, or a (B, 1) tensor of one start per row
+                 loss_weights=None):  # None, or (B, T) weights of the targets
     "Clear errors for an input the model cannot take; ids are read on a CPU only, not when decoding"
     if _tracing('is_exporting'): return  # sizes are symbols while torch.export traces
     _check_idx(idx)
     _check_targets(targets, idx.shape)
+    _check_weights(loss_weights, targets)
     n_layer, block_size, T = self.config.n_layer, self.config.block_size, idx.size(1)
     if kv_caches is not None and len(kv_caches) != n_layer:
         raise ConfigError(f'Pass one KV cache per block: got {len(kv_caches)} '
@@ -273,6 +289,8 @@ def _check_input(self: GPT, idx,  # (B, T) token ids
     if _tracing('is_compiling') or idx.device.type != 'cpu' or decoding: return
     self.check_ids(idx)
     if targets is not None: self.check_ids(targets, 'targets', ignore=-1)
+    if loss_weights is not None and bool((loss_weights < 0).any()):
+        raise ConfigError('loss_weights must not be negative: 0 leaves a target out of the loss.')
 
 # %% ../nbs/05_gpt.ipynb #5c42d672
 @patch
@@ -296,6 +314,18 @@ def _logits(self: GPT, x):  # (B, T, C) after the final norm
     return logits
 
 
+def weighted_cross_entropy(logits,  # (B, T, V)
+                           targets,  # (B, T) the next token ids, -1 for none
+                           weights,  # (B, T) each target's weight, 0 to leave it out
+                          ):
+    "Σ w · cross-entropy / Σ w over the targets not -1: the mean when all w are 1, 0 when none is set"
+    # (B * T,), 0 where the target is -1
+    ce = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=-1,
+                         reduction='none')
+    w = weights.flatten().to(ce.dtype).masked_fill(targets.flatten() == -1, 0)  # (B * T,)
+    return (w * ce).sum() / w.sum().clamp_min(torch.finfo(ce.dtype).tiny)
+
+
 @patch
 def forward(self: GPT, idx,  # (B, T) token ids
             # (B, T) the next token ids, -1 to ignore a position; None when generating
@@ -304,10 +334,12 @@ def forward(self: GPT, idx,  # (B, T) token ids
             # position of idx[:, 0] after the cached ones, or a (B, 1) tensor, one per row
             start_pos: int | torch.Tensor = 0,
             # without targets, the logits of every position rather than the last
-            all_logits: bool = False):
-    """(logits, loss): logits (B, T, vocab_size) and the mean cross-entropy with targets, else
-    (B, 1, vocab_size) and None"""
-    self._check_input(idx, targets, kv_caches, start_pos)
+            all_logits: bool = False,
+            # (B, T) each target's weight in the loss, 0 to leave it out; None: all 1
+            loss_weights=None):
+    """(logits, loss): logits (B, T, vocab_size) and the mean (or weighted) cross-entropy with
+    targets, else (B, 1, vocab_size) and None"""
+    self._check_input(idx, targets, kv_caches, start_pos, loss_weights)
     T = idx.size(1)
     # (B, T): each row from its start
     if torch.is_tensor(start_pos): pos = start_pos + torch.arange(T, device=idx.device)
@@ -325,6 +357,7 @@ def forward(self: GPT, idx,  # (B, T) token ids
     if targets is None:
         return self._logits(x if all_logits else x[:, -1:]), None  # (B, T or 1, V)
     logits = self._logits(x)  # (B, T, V)
+    if loss_weights is not None: return logits, weighted_cross_entropy(logits, targets, loss_weights)
     loss = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-1)
     return logits, loss
 
