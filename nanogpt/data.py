@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import tempfile
 import urllib.request
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from fastcore.basics import patch
 
 from nanogpt.files import (
     atomic_write_bytes,
@@ -32,9 +34,10 @@ __getattr__ = moved(__name__, {'atomic_file': 'nanogpt.files'})  # lesson 02's b
 
 # %% auto #0
 __all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'MAX_VOCAB_SIZE', 'BPE_FILE',
-           'DATASET_FILES', 'download', 'tiny_shakespeare', 'read_corpus_digest', 'read_corpus', 'token_dtype',
-           'check_vocab_size', 'to_token_array', 'dataset_folder', 'shown_name', 'dataset_files', 'prepare',
-           'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer', 'BatchLoader']
+           'WEIGHTS_DTYPE', 'DOCS_DTYPE', 'SPLIT_FILES', 'DATASET_FILES', 'CURRICULA', 'CURRICULUM_START', 'download',
+           'tiny_shakespeare', 'read_corpus_digest', 'read_corpus', 'token_dtype', 'check_vocab_size', 'to_token_array',
+           'dataset_folder', 'shown_name', 'dataset_files', 'prepare', 'course_copy', 'scratch_dataset', 'load_meta',
+           'load_tokenizer', 'check_tokenizer', 'LengthCurriculum', 'BatchLoader']
 
 # %% ../nbs/02_data.ipynb #aed55318
 SHAKESPEARE_URL = ('https://raw.githubusercontent.com/karpathy/char-rnn/master/'
@@ -170,7 +173,23 @@ def shown_name(path) -> str:  # a path whose name may not be UTF-8
 
 # %% ../nbs/02_data.ipynb #a1d5f0c2
 BPE_FILE = 'tokenizer.json'  # a trained byte-pair encoding, kept beside meta.json
-DATASET_FILES = ('train.bin', 'val.bin', 'meta.json', BPE_FILE)  # all of an older set goes
+WEIGHTS_DTYPE = np.uint8  # a target's loss weight: 0 not learned, 1 normal, 2 and more stressed
+DOCS_DTYPE = np.uint64  # a document's first token, in the split's file of ids
+SPLIT_FILES = ('{split}.bin', '{split}.weights.bin', '{split}.docs.bin')  # ids, weights, starts
+# all of an older set goes
+DATASET_FILES = (*(f.format(split=s) for s in ('train', 'val') for f in SPLIT_FILES),
+                 'meta.json', BPE_FILE)
+
+
+def _tokenizer_meta(tok, files: dict, kind: str, trainer: str | None) -> dict:
+    "`tok`'s entry for meta.json; a trained BPE's merges (under special tokens too) go to BPE_FILE"
+    entry = tok.to_meta()
+    if entry['kind'] == 'special':
+        return {**entry, 'base': _tokenizer_meta(tok.base, files, kind, trainer)}
+    if kind != 'bpe': return entry
+    files[BPE_FILE] = tok.to_json()
+    entry = {'kind': 'bpe', 'file': BPE_FILE, 'sha256': hashlib.sha256(files[BPE_FILE]).hexdigest()}
+    return {**entry, 'trainer': trainer} if trainer else entry
 
 
 def dataset_files(tok,  # the tokenizer that encoded the splits
@@ -179,16 +198,19 @@ def dataset_files(tok,  # the tokenizer that encoded the splits
                   source: str,  # what was prepared, as meta.json shows it (`shown_name`)
                   source_sha256: str,  # the SHA-256 of the bytes read
                   trainer: str | None = None,  # what trained a BPE, recorded in its entry
+                  # split -> each target's loss weight, WEIGHTS_DTYPE (bytes or a Path), or None
+                  weights: dict | None = None,
+                  # split -> each document's first token, DOCS_DTYPE (bytes or a Path), or None
+                  docs: dict | None = None,
                   **more,  # more fields of meta.json: a streamed corpus's documents and bytes read
                  ) -> dict:
-    "The files of a prepared dataset, for `write_file_set`: the splits, meta.json, a trained BPE's"
+    """The files of a prepared dataset, for `write_file_set`: the splits (with their weights and
+    document starts), meta.json, a trained BPE's"""
     files = {f'{split}.bin': ids for split, (ids, _) in splits.items()}
-    entry = tok.to_meta()
-    if kind == 'bpe':
-        files[BPE_FILE] = tok.to_json()
-        entry = {'kind': 'bpe', 'file': BPE_FILE,
-                 'sha256': hashlib.sha256(files[BPE_FILE]).hexdigest()}
-        if trainer: entry['trainer'] = trainer
+    for name, parts in (('weights', weights), ('docs', docs)):
+        files |= {f'{split}.{name}.bin': data for split, data in (parts or {}).items()}
+        if parts: more[name] = True
+    entry = _tokenizer_meta(tok, files, kind, trainer)
     meta = {'vocab_size': tok.vocab_size, 'dtype': token_dtype(tok.vocab_size).name,
             'tokenizer': entry, 'tokenizer_id': tokenizer_id(tok.to_meta()),
             'tokens': {split: count for split, (_, count) in splits.items()},
@@ -270,6 +292,8 @@ def scratch_dataset(name: str = 'shakespeare_char',  # 'shakespeare_char' or 'sh
 # %% ../nbs/02_data.ipynb #35003f7f
 def _tokenizer_entry(dataset_dir: Path, entry: dict, hint: str) -> dict:
     "The tokenizer entry of meta.json, a trained BPE read from its own file (checked by its sha256)"
+    if entry.get('kind') == 'special' and isinstance(entry.get('base'), dict):  # its base's
+        return {**entry, 'base': _tokenizer_entry(dataset_dir, entry['base'], hint)}
     if 'file' not in entry: return entry
     path = dataset_dir / entry['file']
     if not path.is_file():
@@ -278,6 +302,23 @@ def _tokenizer_entry(dataset_dir: Path, entry: dict, hint: str) -> dict:
         raise DataError(f'{path} is not the tokenizer this dataset was prepared with '
                         f'(sha256 mismatch). {hint}')
     return json.loads(path.read_text(encoding='utf-8'))
+
+
+def _check_split_files(dataset_dir: Path, meta: dict, split: str, hint: str):
+    "Each file of `split` there and of the size meta.json implies: ids, weights, document starts"
+    count = meta['tokens'][split]
+    files = [('', meta['dtype'], 'tokens', {count})]
+    if meta.get('weights'): files.append(('.weights', WEIGHTS_DTYPE, 'weights', {count}))
+    # at least one document, and no more than the split has tokens
+    if meta.get('docs'): files.append(('.docs', DOCS_DTYPE, 'document starts', range(1, count + 1)))
+    for infix, dtype, what, allowed in files:
+        path, itemsize = dataset_dir / f'{split}{infix}.bin', np.dtype(dtype).itemsize
+        if not path.exists(): raise MissingError(f'{path} is missing. {hint}')
+        size = path.stat().st_size
+        if size % itemsize or size // itemsize not in allowed:
+            raise DataError(f'{path} holds {size // itemsize:,} {what} but meta.json says '
+                            f'{count:,} tokens: the files come from different preparations. '
+                            f'{hint}')
 
 
 def load_meta(dataset_dir) -> dict:
@@ -299,14 +340,7 @@ def load_meta(dataset_dir) -> dict:
         raise DataError(f"{path}: dtype {meta['dtype']} does not suit "
                         f"vocab_size {meta['vocab_size']} "
                         f"(expected {token_dtype(meta['vocab_size']).name}). {hint}")
-    itemsize = np.dtype(meta['dtype']).itemsize
-    for split, count in meta['tokens'].items():
-        bin_path = dataset_dir / f'{split}.bin'
-        if not bin_path.exists(): raise MissingError(f'{bin_path} is missing. {hint}')
-        if bin_path.stat().st_size != count * itemsize:
-            raise DataError(f'{bin_path} holds {bin_path.stat().st_size // itemsize:,} tokens '
-                            f'but meta.json says {count:,}: '
-                            f'the files come from different preparations. {hint}')
+    for split, count in meta['tokens'].items(): _check_split_files(dataset_dir, meta, split, hint)
     entry = _tokenizer_entry(dataset_dir, meta['tokenizer'], hint)
     # datasets prepared before meta.json recorded it get it from their tokenizer
     identity = tokenizer_id(entry)
@@ -336,63 +370,124 @@ def check_tokenizer(dataset_dir,  # a prepared dataset
                           'the one it was trained on.')
     return meta
 
+# %% ../nbs/02_data.ipynb #6b907944
+CURRICULA = ('none', 'length')  # windows from anywhere; or from the shortest documents first
+CURRICULUM_START = 0.1  # the share of the documents, shortest first, a curriculum starts from
+
+
+class LengthCurriculum:
+    """Window starts from the shortest documents first: at `loader.progress` p the shortest
+    CURRICULUM_START + (1 - CURRICULUM_START) p of the documents, every one at p = 1"""
+    def __init__(self, loader):  # a BatchLoader of a dataset with document starts
+        name = loader.dataset_dir / f'{loader.split}.docs.bin'
+        if not loader.meta.get('docs'):
+            raise ConfigError(f"curriculum 'length' needs the starts of the documents "
+                              f'({name}): prepare a corpus of documents or a chat file with '
+                              '`nanogpt prepare`, or use curriculum none.')
+        starts = np.array(loader._split_file('.docs', DOCS_DTYPE), dtype=np.int64)
+        n = len(loader.data)
+        if starts[0] != 0 or (np.diff(starts) <= 0).any() or starts[-1] >= n:
+            raise DataError(f'{name} is not a list of document starts from 0, rising, below '
+                            f'{n:,}: prepare the dataset again with `nanogpt prepare`.')
+        lengths = np.diff(starts, append=n)  # each document's tokens: to the next start
+        order = np.argsort(lengths, kind='stable')  # shortest first, equal ones in file order
+        self.first, self.lengths = starts[order], lengths[order]
+        self.ends = np.cumsum(self.lengths)  # tokens of the shortest k documents: ends[k - 1]
+        self.loader, self.last = loader, n - loader.block_size - 1  # the last possible start
+
+    def admitted(self) -> int:
+        "How many documents, shortest first, windows start in now"
+        share = CURRICULUM_START + (1 - CURRICULUM_START) * min(max(self.loader.progress, 0), 1)
+        return max(1, math.ceil(share * len(self.first)))
+
+    def starts(self, n: int) -> np.ndarray:
+        "`n` window starts, each a token drawn uniformly from the admitted documents"
+        r = torch.randint(int(self.ends[self.admitted() - 1]), (n,),
+                          generator=self.loader.generator).numpy()
+        doc = np.searchsorted(self.ends, r, side='right')  # the document of each drawn token
+        return np.minimum(self.first[doc] + r - (self.ends[doc] - self.lengths[doc]), self.last)
+
 # %% ../nbs/02_data.ipynb #40867f56
 class BatchLoader:
-    "Random `(x, y)` windows of one split of a prepared dataset, read from a memory map opened once"
+    """Random `(x, y)` windows of one split of a prepared dataset, read from a memory map opened
+    once; `(x, y, w)` when the dataset has loss weights"""
     def __init__(self, dataset_dir,  # a folder made by `prepare`
                  split: str,  # 'train' or 'val'
                  batch_size: int,  # sequences per batch
                  block_size: int,  # tokens per sequence
                  device='cpu',  # where batches go
-                 seed: int = 1337):  # seed of the loader's generator
+                 seed: int = 1337,  # seed of the loader's generator
+                 curriculum: str = 'none'):  # 'length': the shortest documents first
         for key, value in (('batch_size', batch_size), ('block_size', block_size)):
             if not isinstance(value, int) or value < 1:
                 raise ConfigError(f'{key} must be a positive whole number, got {value!r}.')
+        if curriculum not in CURRICULA:
+            raise ConfigError(f'curriculum must be one of {", ".join(CURRICULA)}, '
+                              f'got {curriculum!r}.')
         self.meta = load_meta(dataset_dir)
         if split not in self.meta['tokens']:
             raise DataError(f'No split {split!r} in {dataset_dir}: '
                             f"expected one of {list(self.meta['tokens'])}.")
         self.split, self.batch_size, self.block_size = split, batch_size, block_size
-        self.device = torch.device(device)
-        self.data = np.memmap(Path(dataset_dir) / f'{split}.bin', dtype=self.meta['dtype'],
-                              mode='r')
+        self.device, self.dataset_dir = torch.device(device), Path(dataset_dir)
+        self.data = self._split_file('', self.meta['dtype'])
         if len(self.data) <= block_size:
             raise DataError(f'The {split} split of {dataset_dir} has {len(self.data):,} tokens, '
                             f'too few for a context of block_size={block_size} '
                             f'(it needs at least {block_size + 1}). '
                             'Use a smaller --block_size or a larger corpus.')
+        weighted = self.meta.get('weights')
+        self.weights = self._split_file('.weights', WEIGHTS_DTYPE) if weighted else None
+        self.curriculum = None if curriculum == 'none' else LengthCurriculum(self)
+        self.progress = 0.0  # how far training is, 0 to 1: the trainer sets it for a curriculum
         self.offsets = np.arange(block_size + 1)
         self.generator = torch.Generator().manual_seed(seed)
         self.batches_drawn = 0
 
-    def _to_device(self, windows: np.ndarray):
-        batch = torch.from_numpy(windows.astype(np.int64))  # (B, T+1)
-        x, y = batch[:, :-1], batch[:, 1:]  # (B, T), (B, T)
-        if self.device.type == 'cuda':
-            return (x.pin_memory().to(self.device, non_blocking=True),
-                    y.pin_memory().to(self.device, non_blocking=True))
-        return x.to(self.device), y.to(self.device)
+    def _split_file(self, infix: str, dtype) -> np.memmap:  # '' ids, '.weights', '.docs'
+        return np.memmap(self.dataset_dir / f'{self.split}{infix}.bin', dtype=dtype, mode='r')
+
+    def _to_device(self, batch: torch.Tensor):  # through pinned memory on CUDA
+        if self.device.type == 'cuda': return batch.pin_memory().to(self.device, non_blocking=True)
+        return batch.to(self.device)
 
     def next_batch(self):
-        "A random batch `(x, y)` of shape (batch_size, block_size), `y` being `x` shifted by one"
-        starts = torch.randint(len(self.data) - self.block_size, (self.batch_size,),
-                               generator=self.generator)
+        """A random batch `(x, y)` of shape (batch_size, block_size), `y` being `x` shifted by one;
+        `(x, y, w)` with loss weights, `w` (float32) the weight of each target"""
+        if self.curriculum: starts = self.curriculum.starts(self.batch_size)
+        else: starts = torch.randint(len(self.data) - self.block_size, (self.batch_size,),
+                                     generator=self.generator).numpy()
         self.batches_drawn += 1
-        return self._to_device(self.data[starts.numpy()[:, None] + self.offsets])  # (B, T+1)
+        windows = starts[:, None] + self.offsets  # (B, T+1) positions
+        batch = torch.from_numpy(self.data[windows].astype(np.int64))  # (B, T+1)
+        x, y = self._to_device(batch[:, :-1]), self._to_device(batch[:, 1:])  # (B, T), (B, T)
+        if self.weights is None: return x, y
+        w = torch.from_numpy(self.weights[windows[:, 1:]].astype(np.float32))  # (B, T)
+        return x, y, self._to_device(w)
 
-    def __iter__(self):
-        while True: yield self.next_batch()
+# %% ../nbs/02_data.ipynb #b4be6aaf
+@patch
+def __iter__(self: BatchLoader):
+    while True: yield self.next_batch()
 
-    def state_dict(self) -> dict:
-        "Where the loader is: its generator state and how many batches it has drawn"
-        return {'generator': self.generator.get_state(), 'batches_drawn': self.batches_drawn}
 
-    def load_state_dict(self, state: dict):
-        "Put the loader back where `state_dict` was taken"
-        self.generator.set_state(state['generator'])
-        self.batches_drawn = state['batches_drawn']
+@patch
+def state_dict(self: BatchLoader) -> dict:
+    "Where the loader is: its generator state, how many batches it has drawn, its progress"
+    return {'generator': self.generator.get_state(), 'batches_drawn': self.batches_drawn,
+            'progress': self.progress}
 
-    def __repr__(self):
-        return (f'BatchLoader({self.split}: {len(self.data):,} tokens, '
-                f'batch_size={self.batch_size}, '
-                f'block_size={self.block_size}, device={self.device})')
+
+@patch
+def load_state_dict(self: BatchLoader, state: dict):
+    "Put the loader back where `state_dict` was taken"
+    self.generator.set_state(state['generator'])
+    self.batches_drawn = state['batches_drawn']
+    self.progress = state.get('progress', self.progress)  # states saved before curricula: as is
+
+
+@patch
+def __repr__(self: BatchLoader):
+    return (f'BatchLoader({self.split}: {len(self.data):,} tokens, '
+            f'batch_size={self.batch_size}, '
+            f'block_size={self.block_size}, device={self.device})')
