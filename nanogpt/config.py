@@ -39,6 +39,7 @@ class TrainConfig:
     eval_iters: int = 200  # batches per split averaged by each evaluation
     eval_only: bool = False  # evaluate once and stop, writing nothing but the log
     always_save_checkpoint: bool = True  # ckpt.pt at every evaluation (False: when val improved)
+    target_val_loss: float | None = None  # ours: save and stop once val loss is this or less
     init_from: str = 'scratch'  # 'scratch', 'resume', 'gpt2'..'gpt2-xl', a HF folder or run folder
     # Weights & Biases, used only when asked and installed
     wandb_log: bool = False  # log to Weights & Biases as well as log.jsonl
@@ -46,6 +47,7 @@ class TrainConfig:
     wandb_run_name: str = 'gpt2'  # its run name
     # data
     dataset: str = 'shakespeare_char'  # a folder of data_dir made by `nanogpt prepare`
+    curriculum: str = 'none'  # ours: 'length': short documents first, longer ones as it goes
     data_dir: str = 'data'  # ours: root folder of the datasets, relative to the working directory
     gradient_accumulation_steps: int = 1  # micro-batches per step, all processes (nanoGPT: 40)
     batch_size: int = 12  # sequences per micro-batch
@@ -218,12 +220,24 @@ def _check_choices(cfg: TrainConfig):
                           '--data_dir.')
 
 
+def _check_goals(cfg: TrainConfig):
+    "The validation goal and the curriculum"
+    goal = cfg.target_val_loss
+    if goal is not None and not (math.isfinite(goal) and goal > 0):
+        raise ConfigError('target_val_loss must be a number above 0 (a loss the run stops at), '
+                          f'or None to train on, got {goal}.')
+    if cfg.curriculum not in ('none', 'length'):
+        raise ConfigError("curriculum must be 'none' (batches from anywhere) or 'length' (short "
+                          f'documents first), got {cfg.curriculum!r}.')
+
+
 def check_config(cfg: TrainConfig):  # the settings to check
     "Refuse settings that make no sense, naming the setting, before anything is built"
     _check_counts(cfg)
     _check_rates(cfg)
     _check_times(cfg)
     _check_choices(cfg)
+    _check_goals(cfg)
 
 # %% ../nbs/engine/11_config.ipynb #ca0b44fe
 @dataclass

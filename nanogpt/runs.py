@@ -603,20 +603,28 @@ class Cadence:
                  parallel=None,
                 ):
         self.cfg, self.budget, self.parallel = cfg, budget, parallel
+        self.val_loss = None  # the latest evaluation's, which `reached_goal` compares
 
     def _any(self, flag: bool) -> bool: return self.parallel.any(flag) if self.parallel else flag
 
     def stop_reason(self, iter_num: int,  # the iteration about to start
                     stop,  # a StopRequest: whether Ctrl-C or SIGTERM arrived
                    ) -> str | None:
-        """Why the run stops before `iter_num` ('max_iters', 'interrupted', 'time_budget'),
-        agreed by all; None to go on"""
+        """Why the run stops before `iter_num` ('target_val_loss', 'max_iters', 'interrupted',
+        'time_budget'), agreed by all; None to go on"""
+        if self.reached_goal: return 'target_val_loss'  # every process has the same mean loss
         if iter_num >= self.cfg.max_iters: return 'max_iters'
         if self._any(stop.requested): return 'interrupted'
         if self.budget is None: return None
         fits = self.budget.room_for(self.evaluates_after(iter_num + 1))
         if self._any(not fits): return 'time_budget'
         return None
+
+    @property
+    def reached_goal(self) -> bool:
+        "Whether the latest evaluation's val loss is at or below `target_val_loss`"
+        goal = self.cfg.target_val_loss
+        return goal is not None and self.val_loss is not None and self.val_loss <= goal
 
     def lr_progress(self, iter_num: int) -> float | None:
         "How far the cosine has come by the clock (a budget run past warmup); None: by iteration"

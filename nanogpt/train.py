@@ -54,8 +54,8 @@ __getattr__ = moved(__name__, dict.fromkeys(['Budget', 'RunLock', 'check_fits'],
 
 # %% auto #0
 __all__ = ['PLOT_AXES', 'configure_optimizer', 'build_optimizer', 'get_lr', 'train_step', 'setup', 'build_run', 'evaluate',
-           'save', 'log_step', 'evaluate_and_save', 'finish', 'summary', 'progress_bar', 'train_loop', 'train',
-           'saved_config', 'plot_log', 'plot_runs']
+           'save', 'log_step', 'evaluate_and_save', 'reached_goal', 'finish', 'summary', 'progress_bar', 'train_loop',
+           'train', 'saved_config', 'plot_log', 'plot_runs']
 
 # %% ../nbs/06_training.ipynb #a33e05a1
 def configure_optimizer(model: nn.Module,  # the model to train
@@ -291,14 +291,27 @@ def evaluate_and_save(run: Run,  # the run, at an evaluation point
                       # the run's last evaluation: ckpt.pt is written whatever the loss did
                       final: bool = False,
                      ) -> dict:
-    "Evaluate; write best.pt when validation improved, and ckpt.pt as the cadence says"
+    """Evaluate; write best.pt when validation improved, and ckpt.pt as the cadence says
+    (always when the validation goal is reached: the run stops there)"""
     started = time.perf_counter()
     evaluation = evaluate(run)
     improved = evaluation['val'] < run.best_val_loss
     run.best_val_loss = min(run.best_val_loss, evaluation['val'])
-    save(run, *cadence.files_to_save(improved, final))
+    cadence.val_loss = evaluation['val']
+    save(run, *cadence.files_to_save(improved, final or cadence.reached_goal))
+    if cadence.reached_goal: reached_goal(run, evaluation['val'])
     cadence.evaluated(time.perf_counter() - started)
     return evaluation
+
+
+def reached_goal(run: Run,  # the run, just saved
+                 val_loss: float):  # the evaluation's val loss, at or below the goal
+    "Say and log that the run reached its validation goal (`target_val_loss`)"
+    goal = run.cfg.target_val_loss
+    run.say(f'reached the validation goal {goal} at iteration {run.iter_num} (val loss '
+            f'{val_loss:.4f}): {run.kept()}')
+    run.log({'iter': run.iter_num, 'stopped': 'target_val_loss', 'target_val_loss': goal,
+             'val_loss': val_loss})
 
 
 def finish(run: Run,  # the run, out of its loop
@@ -328,7 +341,7 @@ def summary(run: Run,  # the finished run
     "The run's figures and its model, what `train` returns"
     step_losses = torch.stack(losses).tolist() if losses else []
     return {'out_dir': str(run.out_dir), 'device': run.device, 'dtype': run.dtype,
-            'stopped': stopped, 'signal': signal,
+            'stopped': stopped, 'signal': signal, 'reached_goal': stopped == 'target_val_loss',
             'iter_num': run.iter_num, 'losses': run.parallel.mean(*step_losses),
             'best_val_loss': run.best_val_loss, 'seconds': seconds,
             'ms_per_iter': seconds * 1000 / max(steps, 1),
