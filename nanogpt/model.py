@@ -318,7 +318,8 @@ def weighted_cross_entropy(logits,  # (B, T, V)
                            targets,  # (B, T) the next token ids, -1 for none
                            weights,  # (B, T) each target's weight, 0 to leave it out
                           ):
-    "Σ w · cross-entropy / Σ w over the targets not -1: the mean when all w are 1, 0 when none is set"
+    """Σ w · cross-entropy / Σ w over the targets not -1: the mean when every w is 1,
+    0 when no weight is set"""
     # (B * T,), 0 where the target is -1
     ce = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=-1,
                          reduction='none')
@@ -357,8 +358,9 @@ def forward(self: GPT, idx,  # (B, T) token ids
     if targets is None:
         return self._logits(x if all_logits else x[:, -1:]), None  # (B, T or 1, V)
     logits = self._logits(x)  # (B, T, V)
-    if loss_weights is not None: return logits, weighted_cross_entropy(logits, targets, loss_weights)
-    loss = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-1)
+    if loss_weights is None:
+        loss = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-1)
+    else: loss = weighted_cross_entropy(logits, targets, loss_weights)
     return logits, loss
 
 # %% ../nbs/05_gpt.ipynb #761a98d0
