@@ -626,6 +626,11 @@ class Cadence:
         goal = self.cfg.target_val_loss
         return goal is not None and self.val_loss is not None and self.val_loss <= goal
 
+    def progress(self, iter_num: int) -> float:
+        "How far the run has come (0 -> 1): a budget's share of its time, else of max_iters"
+        if self.budget is not None: return min(self.budget.used / self.budget.seconds, 1.0)
+        return iter_num / max(self.cfg.max_iters, 1)
+
     def lr_progress(self, iter_num: int) -> float | None:
         "How far the cosine has come by the clock (a budget run past warmup); None: by iteration"
         if self.budget is None or iter_num < self.cfg.warmup_iters: return None

@@ -53,9 +53,9 @@ from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtyp
 __getattr__ = moved(__name__, dict.fromkeys(['Budget', 'RunLock', 'check_fits'], 'nanogpt.runs'))
 
 # %% auto #0
-__all__ = ['PLOT_AXES', 'configure_optimizer', 'build_optimizer', 'get_lr', 'train_step', 'setup', 'build_run', 'evaluate',
-           'save', 'log_step', 'evaluate_and_save', 'reached_goal', 'finish', 'summary', 'progress_bar', 'train_loop',
-           'train', 'saved_config', 'plot_log', 'plot_runs']
+__all__ = ['PLOT_AXES', 'configure_optimizer', 'build_optimizer', 'get_lr', 'train_step', 'setup', 'open_loaders', 'build_run',
+           'evaluate', 'save', 'log_step', 'evaluate_and_save', 'reached_goal', 'finish', 'summary', 'progress_bar',
+           'train_loop', 'train', 'saved_config', 'plot_log', 'plot_runs']
 
 # %% ../nbs/06_training.ipynb #a33e05a1
 def configure_optimizer(model: nn.Module,  # the model to train
@@ -110,7 +110,7 @@ def get_lr(it: int,  # the iteration
 # %% ../nbs/06_training.ipynb #22ad8fd8
 def train_step(model: nn.Module,  # what the step runs: maybe compiled, maybe wrapped for processes
                optimizer: torch.optim.Optimizer,  # its optimizer
-               next_batch,  # () -> (x, y), each (B, T)
+               next_batch,  # () -> (x, y), each (B, T), or (x, y, w): w the targets' loss weights
                accumulation_steps: int,  # micro-batches in this process
                grad_clip: float,  # the largest gradient norm (0: no clipping)
                ctx=nullcontext(),  # the autocast context
@@ -122,9 +122,9 @@ def train_step(model: nn.Module,  # what the step runs: maybe compiled, maybe wr
     scaler = scaler or torch.amp.GradScaler('cpu', enabled=False)
     total = 0.0
     for micro_step in range(accumulation_steps):
-        x, y = next_batch()  # (B, T), (B, T)
+        x, y, *w = next_batch()  # (B, T), (B, T), and [(B, T)] when the data weighs its targets
         with parallel.gradient_sync(model, last=micro_step == accumulation_steps - 1):
-            with ctx: _, loss = model(x, y)
+            with ctx: _, loss = model(x, y, loss_weights=w[0] if w else None)
             loss = loss / accumulation_steps  # the mean over all micro-batches
             scaler.scale(loss).backward()  # gradients add up in .grad
         total += loss.detach()  # a tensor: no wait for the device
@@ -165,6 +165,19 @@ def setup(cfg: TrainConfig,  # the run's settings
     return run
 
 
+def open_loaders(cfg: TrainConfig,  # the run's batch_size, block_size, seed and curriculum
+                 dataset_dir: Path,  # its dataset
+                 device: str,  # where batches go
+                 rank: int,  # this process: each draws its own batches
+                ) -> dict:
+    "The run's loaders: 'train' (in the curriculum's order), 'eval_train' and 'eval_val'"
+    seed = cfg.seed + 1000 * rank
+    splits = [('train', 'train'), ('eval_train', 'train'), ('eval_val', 'val')]
+    return {name: BatchLoader(dataset_dir, split, cfg.batch_size, cfg.block_size, device,
+                              seed=seed + i, curriculum=cfg.curriculum if i == 0 else 'none')
+            for i, (name, split) in enumerate(splits)}
+
+
 def build_run(cfg: TrainConfig,  # checked settings
               parallel: SingleProcess,  # as for `setup`
               prepare_model=None,  # as for `setup`
@@ -179,6 +192,7 @@ def build_run(cfg: TrainConfig,  # checked settings
     # dropout differs per process; every process starts from rank 0's weights
     torch.manual_seed(cfg.seed + parallel.rank)
     random.seed(cfg.seed + parallel.rank)
+    loaders = open_loaders(cfg, dataset_dir, device, parallel.rank)  # the data's faults first
     model, checkpoint = start_model(cfg, meta, device)
     if checkpoint is not None and 'lora' in checkpoint and prepare_model is None:
         raise ConfigError(f"{cfg.out_dir}/ckpt.pt holds LoRA adapters of rank "
@@ -189,11 +203,6 @@ def build_run(cfg: TrainConfig,  # checked settings
     why = ''
     if cfg.dtype == 'auto' and device == 'cpu':
         dtype, why = runs.measured_cpu_dtype(model, cfg, parallel)
-    seed = cfg.seed + 1000 * parallel.rank  # each process draws its own batches
-    splits = [('train', 'train'), ('eval_train', 'train'), ('eval_val', 'val')]
-    loaders = {name: BatchLoader(dataset_dir, split, cfg.batch_size, cfg.block_size, device,
-                                 seed=seed + i)
-               for i, (name, split) in enumerate(splits)}
     model = parallel.shard(model)  # FSDP: each process keeps a slice of every tensor (lesson 09)
     optimizer = build_optimizer(model, cfg, device, dtype)
     ctx = autocast_context(device, dtype)
@@ -374,6 +383,7 @@ def train_loop(run: Run,  # a run from `setup`
             # Muon's: its own
             for group in run.optimizer.param_groups: group['lr'] = lr * group.get('lr_ratio', 1.0)
             start = time.perf_counter()
+            run.loaders['train'].progress = cadence.progress(run.iter_num)  # for a curriculum
             next_batch = run.loaders['train'].next_batch
             loss, norm = train_step(run.step_model, run.optimizer, next_batch, run.micro_steps,
                                     cfg.grad_clip, run.ctx, run.scaler, run.parallel)
