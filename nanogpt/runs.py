@@ -20,6 +20,7 @@ import torch
 import torch.nn as nn
 from tqdm.auto import tqdm
 
+from .chat import add_tokens
 from .checkpoint import build_model, load_checkpoint, load_weights
 from .config import SCRATCH_SHAPE, SHAPE_KEYS, TrainConfig
 from .errors import ConfigError, DataError, MissingError, NanoGPTError, describe
@@ -27,15 +28,16 @@ from .evaluate import evaluate_run
 from .files import atomic_write_bytes, moved
 from .model import GPT, GPTConfig
 from .runtime import cached, choose_cpu_dtype, machine_key, remember, training_step
+from .tokenizers import tokenizer_id
 
 # Names that lived here before 0.3 still import from here, with a DeprecationWarning
 __getattr__ = moved(__name__, dict.fromkeys(['check_config'], 'nanogpt.config'))
 
 # %% auto #0
 __all__ = ['RUN_FILES', 'EVAL_BATCH_COST', 'CLOSING_COST', 'SingleProcess', 'read_log', 'check_fits', 'data_record',
-           'check_resume', 'start_model', 'measured_cpu_dtype', 'open_in_run', 'append_line', 'RunLock',
-           'claim_out_dir', 'Run', 'reconcile_log', 'start_files', 'closing_evaluation', 'saved_iteration',
-           'closing_cost', 'Budget', 'run_budget', 'Cadence', 'Progress']
+           'check_resume', 'added_tokens', 'grow_vocabulary', 'train_new_tokens', 'start_model', 'measured_cpu_dtype',
+           'open_in_run', 'append_line', 'RunLock', 'claim_out_dir', 'Run', 'reconcile_log', 'start_files',
+           'closing_evaluation', 'saved_iteration', 'closing_cost', 'Budget', 'run_budget', 'Cadence', 'Progress']
 
 # %% ../nbs/engine/10_runs.ipynb #2a175b1f
 class SingleProcess:
@@ -205,14 +207,47 @@ def check_resume(checkpoint: dict,  # the ckpt.pt to resume
                           f'lr_decay_iters={cfg.lr_decay_iters:,}).')
 
 # %% ../nbs/engine/10_runs.ipynb #b7b3ec56
+def added_tokens(tokenizer: dict | None,  # the model's tokenizer entry (None: unknown)
+                 meta: dict,  # the dataset's meta.json
+                ) -> list:
+    """The special tokens the dataset's tokenizer adds after the model's: it is a SpecialTokenizer
+    over the model's tokenizer (the model's own special tokens first); [] in any other case"""
+    entry = meta['tokenizer']
+    if tokenizer is None or entry.get('kind') != 'special': return []
+    own = tokenizer.get('special', []) if tokenizer.get('kind') == 'special' else []
+    base = tokenizer['base'] if tokenizer.get('kind') == 'special' else tokenizer
+    if tokenizer_id(base) != tokenizer_id(entry['base']) or entry['special'][:len(own)] != own:
+        return []
+    return entry['special'][len(own):]
+
+
+def grow_vocabulary(model: GPT,  # weights to fine-tune, changed in place
+                    tokenizer: dict | None,  # their tokenizer entry
+                    meta: dict,  # the dataset's meta.json
+                   ) -> tuple:
+    """(the model's tokenizer entry now, the tokens added): when the dataset adds special tokens
+    to the model's tokenizer (a chat template, domain tokens), the model grows to take them"""
+    new = added_tokens(tokenizer, meta)
+    if not new or model.config.vocab_size + len(new) != meta['vocab_size']: return tokenizer, []
+    add_tokens(model, meta['vocab_size'])  # new rows: the mean of the old; old logits unchanged
+    return meta['tokenizer'], new
+
+
+def train_new_tokens(model: nn.Module):  # a model that grew, maybe frozen by a hook (LoRA)
+    """Let the token embedding (and an untied head) train: new tokens' rows all start at the same
+    mean, so frozen they could never tell one role from another"""
+    for weight in (model.transformer.wte.weight, model.lm_head.weight): weight.requires_grad_(True)
+
+
 def start_model(cfg: TrainConfig,  # the run's settings
                 meta: dict,  # its dataset's meta.json
                 device: str,  # where the model goes
                ) -> tuple:
-    "(model, checkpoint to resume or None) for `cfg.init_from`, in the shape `resolve_run` read"
+    """(model, checkpoint to resume or None, checkpoint keys: {'new_tokens': [...]} when the model
+    grew for the dataset's tokens) for `cfg.init_from`, in the shape `resolve_run` read"""
     # a checkpoint's model may change these
     keep = dict(dropout=cfg.dropout, gradient_checkpointing=cfg.gradient_checkpointing)
-    checkpoint = None
+    checkpoint, grown = None, {}
     if cfg.init_from == 'scratch':
         shape = {k: getattr(cfg, k) if getattr(cfg, k) is not None else v
                  for k, v in SCRATCH_SHAPE.items()}
@@ -227,12 +262,15 @@ def start_model(cfg: TrainConfig,  # the run's settings
         check_fits(checkpoint['model_args'], checkpoint['tokenizer'], cfg, meta, path)
         check_resume(checkpoint, cfg, meta, path)
         model = build_model(checkpoint, **keep)
+        grown = {'new_tokens': checkpoint['new_tokens']} if 'new_tokens' in checkpoint else {}
     else:  # fine-tuning: GPT-2, a Hugging Face-layout folder, or a run's folder
         model, tokenizer = load_weights(cfg.init_from, 'cpu', **keep)
+        tokenizer, new = grow_vocabulary(model, tokenizer, meta)
+        grown = {'new_tokens': new} if new else {}
         check_fits(asdict(model.config), tokenizer, cfg, meta, cfg.init_from, fine_tune=True)
         if cfg.block_size is not None and cfg.block_size < model.config.block_size:
             model.crop_block_size(cfg.block_size)
-    return model.to(device), checkpoint
+    return model.to(device), checkpoint, grown
 
 # %% ../nbs/engine/10_runs.ipynb #b0319d58
 def measured_cpu_dtype(model: nn.Module,  # the model as it will train, before the optimizer

@@ -193,13 +193,14 @@ def build_run(cfg: TrainConfig,  # checked settings
     torch.manual_seed(cfg.seed + parallel.rank)
     random.seed(cfg.seed + parallel.rank)
     loaders = open_loaders(cfg, dataset_dir, device, parallel.rank)  # the data's faults first
-    model, checkpoint = start_model(cfg, meta, device)
+    model, checkpoint, grown = start_model(cfg, meta, device)  # grown: for a dataset's new tokens
     if checkpoint is not None and 'lora' in checkpoint and prepare_model is None:
         raise ConfigError(f"{cfg.out_dir}/ckpt.pt holds LoRA adapters of rank "
                           f"{checkpoint['lora']['rank']}: resume it with the same "
                           '--lora_rank (and the other --lora_ settings).')
     # before the optimizer sees the parameters
     model, extra = prepare_model(model, cfg, checkpoint) if prepare_model else (model, {})
+    if grown: runs.train_new_tokens(model)  # a hook may have frozen them (LoRA)
     why = ''
     if cfg.dtype == 'auto' and device == 'cpu':
         dtype, why = runs.measured_cpu_dtype(model, cfg, parallel)
@@ -219,9 +220,12 @@ def build_run(cfg: TrainConfig,  # checked settings
     example = (torch.zeros(cfg.batch_size, cfg.block_size, dtype=torch.long, device=device),) * 2
     eval_model = runtime.compile_model(model, example, ctx) if cfg.compile else model
     run = Run(cfg, parallel, device, dtype, meta, model, eval_model, parallel.wrap(eval_model),
-              optimizer, loaders, ctx, scaler, micro_steps, extra=extra,
+              optimizer, loaders, ctx, scaler, micro_steps, extra={**grown, **extra},
               budget=runs.run_budget(cfg, checkpoint, device))
     if why: run.say(f'dtype {dtype}: {why}')
+    if grown and checkpoint is None:
+        run.say(f"{cfg.init_from}: {len(grown['new_tokens'])} new tokens for {cfg.dataset} "
+                f"({', '.join(grown['new_tokens'])}), starting at the mean of the others")
     if checkpoint is not None:
         run.iter_num, run.best_val_loss = checkpoint['iter_num'], checkpoint['best_val_loss']
         run.saved_iter = checkpoint['iter_num']
