@@ -25,7 +25,7 @@ from .errors import ConfigError
 
 # %% auto #0
 __all__ = ['window_ends', 'score_tokens', 'token_bytes', 'calibration', 'summarize', 'evaluate_ids', 'split_ids',
-           'evaluate_split', 'evaluate_text', 'estimate_losses', 'run_config', 'evaluate_run']
+           'evaluate_split', 'evaluate_text', 'batch_loss', 'estimate_losses', 'run_config', 'evaluate_run']
 
 # %% ../nbs/10_evaluation.ipynb #e670d3f4
 def window_ends(n_targets: int,  # targets to score: ids[1:] of a text of n_targets + 1 tokens
@@ -160,6 +160,14 @@ def evaluate_text(model,  # a GPT
     return evaluate_ids(model, tokenizer, torch.tensor(tokenizer.encode(text)), stride)
 
 # %% ../nbs/10_evaluation.ipynb #325a3b34
+def batch_loss(model,  # forward(idx, targets, loss_weights=None) -> (logits, loss), as a GPT
+               batch: tuple,  # a loader's (x, y), or (x, y, w) from a dataset with loss weights
+              ) -> torch.Tensor:
+    "The model's loss on a batch, each target weighted by `w` when the batch has it"
+    x, y, *weights = batch
+    return model(x, y, loss_weights=weights[0])[1] if weights else model(x, y)[1]
+
+
 @torch.no_grad()
 def estimate_losses(model: torch.nn.Module,  # forward(idx, targets) -> (logits, loss), as a GPT
                     loaders: dict,  # split name -> BatchLoader
@@ -171,7 +179,7 @@ def estimate_losses(model: torch.nn.Module,  # forward(idx, targets) -> (logits,
     model.eval()
     losses = {}
     for split, loader in loaders.items():
-        total = sum(model(*loader.next_batch())[1].float() for _ in range(eval_iters))
+        total = sum(batch_loss(model, loader.next_batch()).float() for _ in range(eval_iters))
         losses[split] = total.item() / eval_iters
     model.train(was_training)
     return losses
