@@ -28,15 +28,19 @@ from fastcore.basics import patch
 from nanogpt.data import (
     DATASET_FILES,
     DATASETS,
+    DOCS_DTYPE,
+    WEIGHTS_DTYPE,
     check_vocab_size,
     dataset_files,
     dataset_folder,
     prepare,
     shown_name,
+    tiny_shakespeare,
     to_token_array,
     token_dtype,
 )
 
+from .chat import SpecialTokenizer
 from .errors import ConfigError, DataError, MissingError, describe, os_error_message
 from .files import put_files, require, staged_folder
 from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta
@@ -44,8 +48,8 @@ from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokeniz
 # %% auto #0
 __all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHARS', 'HF_NAME', 'RECORD_SUFFIXES', 'safe_cut',
            'spool_pipes', 'hf_name', 'corpus_files', 'is_hf_dataset', 'Reader', 'tiktoken_names', 'corpus_tokenizer',
-           'train_bpe_fast', 'bpe_trainer', 'corpus_bpe', 'encode_task', 'separator_ids', 'default_name',
-           'prepare_corpus', 'prepare_dataset']
+           'train_bpe_fast', 'bpe_trainer', 'corpus_bpe', 'check_key_terms', 'key_term_mask', 'encode_task',
+           'separator_ids', 'document_starts', 'default_name', 'prepare_corpus', 'prepare_dataset']
 
 # %% ../nbs/engine/14_corpora.ipynb #525fac90
 BLOCK_BYTES = 1 << 22  # 4 MiB: one read, and about one tokenization task
@@ -466,6 +470,52 @@ def corpus_bpe(reader: Reader,  # a pass over the corpus
         return train_bpe_fast(_train_texts(reader, FAST_BPE_SAMPLE_CHARS), vocab_size)
     return BPETokenizer.train(''.join(_train_texts(reader, BPE_SAMPLE_CHARS)), vocab_size)
 
+# %% ../nbs/engine/14_corpora.ipynb #c9460f48
+def check_key_terms(key_terms,  # the terms to weigh, a list of strings, or None
+                    key_weight,  # their weight: a whole number from 0 to 255
+                   ) -> tuple:
+    "The key terms, each once: non-empty one-line strings; the weight one a byte holds"
+    if key_terms is None: return ()
+    if isinstance(key_terms, str) or not all(
+            isinstance(t, str) and t.strip() and '\n' not in t for t in key_terms):
+        raise ConfigError(f'--key_terms must be a list of terms, each non-empty text on one line, '
+                          f'e.g. --key_terms plaintiff "due process"; got {key_terms!r:.80}.')
+    if isinstance(key_weight, bool) or not isinstance(key_weight, int) or not 0 <= key_weight < 256:
+        raise ConfigError(f'--key_weight must be a whole number from 0 to 255 (a weights file '
+                          f'holds bytes), got {key_weight!r}: e.g. --key_weight 2.')
+    return tuple(dict.fromkeys(key_terms))
+
+
+def _term_pattern(terms: tuple) -> re.Pattern:
+    "The terms, longest first, each a whole word at an end that is a letter, digit or _"
+    def bounded(t): return (r'\b' * bool(re.match(r'\w', t[0])) + re.escape(t)
+                            + r'\b' * bool(re.match(r'\w', t[-1])))
+    return re.compile('|'.join(map(bounded, sorted(terms, key=len, reverse=True))))
+
+
+def key_term_mask(tok,  # the tokenizer that encoded `text`
+                  text: str,  # a piece of the corpus
+                  ids: np.ndarray,  # its ids
+                  terms: tuple,  # `check_key_terms`'s
+                 ) -> np.ndarray:
+    "(len(ids),) True on each token that holds a byte of an occurrence of a term in `text`"
+    spans = np.array([m.span() for m in _term_pattern(terms).finditer(text)], dtype=np.int64)
+    if not len(spans) or not len(ids): return np.zeros(len(ids), bool)
+    chars = np.frombuffer(text.encode('utf-32-le'), np.uint32)
+    sizes = 1 + (chars >= 0x80) + (chars >= 0x800) + (chars >= 0x10000)  # UTF-8 bytes a character
+    at = np.concatenate([[0], np.cumsum(sizes)])  # the byte offset of each character
+    kinds, which = np.unique(ids, return_inverse=True)
+    ends = np.cumsum(np.array([len(tok.decode_bytes([int(i)])) for i in kinds])[which])  # (N,)
+    if ends[-1] != at[-1]:
+        raise DataError(f'The tokens of a piece spell {ends[-1]:,} bytes, not its {at[-1]:,}: '
+                        'this tokenizer cannot place key terms.')
+    first = np.searchsorted(ends, at[spans[:, 0]], side='right')  # the token of each first byte
+    last = np.searchsorted(ends, at[spans[:, 1]], side='left')  # and of each last byte
+    edges = np.zeros(len(ids) + 1, np.int64)
+    np.add.at(edges, first, 1); np.add.at(edges, last + 1, -1)
+    plain = ids < tok.vocab_size - len(getattr(tok, 'special', ()))  # never a special token
+    return (np.cumsum(edges[:-1]) > 0) & plain
+
 # %% ../nbs/engine/14_corpora.ipynb #1b33dc7f
 _tokenizer = None  # each worker process's tokenizer, built once
 
@@ -475,28 +525,39 @@ def _start_worker(meta: dict):  # the tokenizer's meta entry
     _tokenizer = tokenizer_from_meta(meta)
 
 
-def encode_task(task: tuple,  # (split, [(text, ends_a_document), ...], separator ids, dtype name)
-                tokenizer=None,  # the tokenizer (None: this worker's)
-               ) -> tuple:
-    "(split, ids, documents ended) for one batch of pieces; each document ends with the separator"
-    split, pieces, separator, dtype = task
+def encode_task(
+        # (split, [(text, ends_a_document), ...], separator ids, dtype name,
+        #  (special tokens spelled in the text become theirs, key terms, their weight))
+        task: tuple,
+        tokenizer=None,  # the tokenizer (None: this worker's)
+       ) -> tuple:
+    """(split, ids, where each document ends in them, weights or None) for one batch of pieces;
+    each document ends with the separator"""
+    split, pieces, separator, dtype, (special, terms, key_weight) = task
     tokenizer = tokenizer or _tokenizer
-    arrays, ended = [], 0
-    for text, ends in pieces:
-        arrays.append(tokenizer.encode_array(text))
-        if ends: arrays.append(separator); ended += 1
-    return split, to_token_array(np.concatenate(arrays), dtype), ended
+    arrays, marks, ends, size = [], [], [], 0
+    for text, ends_a_document in pieces:
+        ids = (np.array(tokenizer.encode_special(text), dtype=np.int64) if special
+               else tokenizer.encode_array(text))
+        if terms: marks.append(key_term_mask(tokenizer, text, ids, terms))
+        arrays.append(ids); size += len(ids)
+        if ends_a_document:
+            arrays.append(separator); marks.append(np.zeros(len(separator), bool))
+            size += len(separator); ends.append(size)
+    weights = np.where(np.concatenate(marks), key_weight, 1) if terms else None
+    ids = to_token_array(np.concatenate(arrays), dtype)
+    return split, ids, ends, None if weights is None else weights.astype(WEIGHTS_DTYPE)
 
 
-def _tasks(reader: Reader, separator: np.ndarray, dtype: str) -> Iterator[tuple]:
+def _tasks(reader: Reader, separator: np.ndarray, dtype: str, options: tuple) -> Iterator[tuple]:
     "The corpus in batches of about BLOCK_BYTES characters, each of one split"
     batch, size, batch_split = [], 0, None
     for split, text, ends in reader:
         if batch and (split != batch_split or size >= BLOCK_BYTES):
-            yield batch_split, batch, separator, dtype
+            yield batch_split, batch, separator, dtype, options
             batch, size = [], 0
         batch.append((text, ends)); size += len(text); batch_split = split
-    if batch: yield batch_split, batch, separator, dtype
+    if batch: yield batch_split, batch, separator, dtype, options
 
 # %% ../nbs/engine/14_corpora.ipynb #de5a7ee9
 def _encoded(tasks: Iterator[tuple], tokenizer, num_proc: int) -> Iterator[tuple]:
@@ -516,8 +577,9 @@ def _encoded(tasks: Iterator[tuple], tokenizer, num_proc: int) -> Iterator[tuple
 def separator_ids(tokenizer, single_text: bool) -> np.ndarray:
     "What ends each document: the end-of-text token, a blank line for chars, nothing in one text"
     if single_text: return np.zeros(0, dtype=np.int64)
-    if isinstance(tokenizer, CharTokenizer): return tokenizer.encode_array('\n\n')
-    return np.array([tokenizer.eot_token], dtype=np.int64)
+    base = getattr(tokenizer, 'base', tokenizer)  # the base of special tokens: its ids are theirs
+    if isinstance(base, CharTokenizer): return base.encode_array('\n\n')
+    return np.array([base.eot_token], dtype=np.int64)
 
 # %% ../nbs/engine/14_corpora.ipynb #24edd614
 def _processes(num_proc) -> int:  # --num_proc: None for one per core
@@ -534,17 +596,20 @@ def _processes(num_proc) -> int:  # --num_proc: None for one per core
 
 # %% ../nbs/engine/14_corpora.ipynb #eb90a968
 def _write_splits(reader: Reader, tokenizer, folder: Path, num_proc: int,
-                  progress: Callable | None) -> dict:
-    "Stream the corpus's ids into two files of ours in `folder`; returns {split: (path, tokens)}"
-    dtype = token_dtype(tokenizer.vocab_size).name
-    tag = secrets.token_hex(4)
-    paths = {split: folder / f'{split}.bin.{tag}.partial' for split in ('train', 'val')}
-    tokens, start, shown = {'train': 0, 'val': 0}, time.time(), 0.0
-    outs = {split: open(path, 'wb') for split, path in paths.items()}
+                  progress: Callable | None, options: tuple) -> tuple:
+    """Stream the corpus's ids (and weights) into files of ours in `folder`: ({split: (path,
+    tokens)}, {split: weights path} or None, {split: document starts} or None)"""
+    dtype, tag, terms = token_dtype(tokenizer.vocab_size).name, secrets.token_hex(4), options[1]
+    paths = {(split, kind): folder / f'{split}.{kind}.{tag}.partial'
+             for split in ('train', 'val') for kind in ('bin', 'weights.bin')[:1 + bool(terms)]}
+    tokens, ends, start, shown = {'train': 0, 'val': 0}, {'train': [], 'val': []}, time.time(), 0.0
+    outs = {key: open(path, 'wb') for key, path in paths.items()}
     try:
-        tasks = _tasks(reader, separator_ids(tokenizer, reader.single_text()), dtype)
-        for split, ids, _ in _encoded(tasks, tokenizer, num_proc):
-            outs[split].write(ids.tobytes())
+        tasks = _tasks(reader, separator_ids(tokenizer, reader.single_text()), dtype, options)
+        for split, ids, doc_ends, weights in _encoded(tasks, tokenizer, num_proc):
+            outs[split, 'bin'].write(ids.tobytes())
+            if terms: outs[split, 'weights.bin'].write(weights.tobytes())
+            ends[split].append(tokens[split] + np.array(doc_ends, dtype=np.int64))
             tokens[split] += len(ids)
             if progress and time.time() - shown > 1:
                 shown = time.time()
@@ -552,12 +617,23 @@ def _write_splits(reader: Reader, tokenizer, folder: Path, num_proc: int,
                          seconds=shown - start)
         for out in outs.values(): out.close()
     except BaseException:
-        for split, out in outs.items(): out.close(); paths[split].unlink(missing_ok=True)
+        for key, out in outs.items(): out.close(); paths[key].unlink(missing_ok=True)
         if progress and shown:  # end the progress line: the error gets a line of its own
             progress(bytes_read=reader.bytes_read, tokens=sum(tokens.values()),
                      seconds=shown - start, done=True)
         raise
-    return {split: (paths[split], tokens[split]) for split in paths}
+    splits = {split: (paths[split, 'bin'], n) for split, n in tokens.items()}
+    weights = {split: paths[split, 'weights.bin'] for split in tokens} if terms else None
+    return splits, weights, None if reader.single_text() else {
+        split: document_starts(ends[split], n) for split, n in tokens.items()}
+
+
+def document_starts(ends: list,  # arrays of where documents end, in order
+                    n_tokens: int,  # the split's length
+                   ) -> bytes:
+    "The documents' first tokens, as a split's docs file holds them: 0, then every end but the last"
+    ends = np.concatenate([np.zeros(1, np.int64), *ends])
+    return ends[ends < n_tokens].astype(DOCS_DTYPE).tobytes()
 
 # %% ../nbs/engine/14_corpora.ipynb #62c1dde7
 def default_name(source) -> str:  # what prepare_corpus was given
@@ -581,9 +657,14 @@ def prepare_corpus(source,  # a file, a folder or glob of files, hf:NAME, or a s
                    num_proc: int | None = None,  # tokenizing processes (None: one per core)
                    # called about once a second with bytes_read, tokens, seconds
                    progress: Callable | None = None,
+                   # tokens after the vocabulary, their spellings in the text turned into them
+                   special_tokens: list | None = None,
+                   key_terms: list | None = None,  # terms whose tokens weigh `key_weight`
+                   key_weight: int = 2,  # their weight in the loss (every other token: 1)
                   ) -> Path:
-    """Tokenize a corpus of any size into `data_dir/name/{train.bin,val.bin,meta.json}`,
-    streaming, as one set"""
+    """Tokenize a corpus of any size into `data_dir/name/{train.bin,val.bin,meta.json}` (and
+    weights and document starts), streaming, as one set"""
+    options = bool(special_tokens), check_key_terms(key_terms, key_weight), key_weight
     if not 0 < val_fraction < 1:
         raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
     check_vocab_size(vocab_size)
@@ -603,12 +684,14 @@ def prepare_corpus(source,  # a file, a folder or glob of files, hf:NAME, or a s
         files = [copies.get(path, path) for path in files]
         first = Reader(source, files, text_field, val_fraction, staging)
         tok = corpus_tokenizer(tokenizer, first, vocab_size)
+        if special_tokens: tok = SpecialTokenizer(tok, special_tokens)
         main = Reader(source, files, text_field, val_fraction, staging)
         if progress:
             total = sum(p.stat().st_size for p in files)
             progress = functools.partial(progress, total_bytes=total)
-        splits = _write_splits(main, tok, staging, num_proc, progress)
-        files_out = _dataset_files(main, tok, splits, source, tokenizer)
+        splits, weights, docs = _write_splits(main, tok, staging, num_proc, progress, options)
+        files_out = _dataset_files(main, tok, splits, source, tokenizer, weights=weights,
+                                   docs=docs)
         for copy in copies.values(): copy.unlink()
         put_files(staging, files_out)
     if progress: progress(bytes_read=main.bytes_read, tokens=sum(n for _, n in splits.values()),
@@ -616,7 +699,9 @@ def prepare_corpus(source,  # a file, a folder or glob of files, hf:NAME, or a s
     return folder
 
 # %% ../nbs/engine/14_corpora.ipynb #eae9074f
-def _dataset_files(reader: Reader, tok, splits: dict, source, kind: str) -> dict:
+def _dataset_files(reader: Reader, tok, splits: dict, source, kind: str,
+                   **parts,  # the splits' weights and document starts, as `dataset_files` takes
+                  ) -> dict:
     "Lesson 02's `dataset_files` for the streamed splits, checked, with digest, documents, bytes"
     tokens = {split: count for split, (_, count) in splits.items()}
     if not reader.bytes_read: raise DataError(f'{source} is empty: there is nothing to train on.')
@@ -632,7 +717,7 @@ def _dataset_files(reader: Reader, tok, splits: dict, source, kind: str) -> dict
         source_sha256 = hashlib.sha256(listing.encode('utf-8', 'surrogateescape')).hexdigest()
     return dataset_files(tok, kind, splits, shown_name(source), source_sha256,
                          trainer=bpe_trainer() if kind == 'bpe' else None,
-                         documents=dict(reader.documents), bytes_read=reader.bytes_read)
+                         documents=dict(reader.documents), bytes_read=reader.bytes_read, **parts)
 
 # %% ../nbs/engine/14_corpora.ipynb #9efcba0f
 def prepare_dataset(source,  # a built-in dataset or anything `prepare_corpus` reads
@@ -647,14 +732,23 @@ def prepare_dataset(source,  # a built-in dataset or anything `prepare_corpus` r
                     num_proc: int | None = None,  # tokenizing processes (None: one per core)
                     # called about once a second with bytes_read, tokens, seconds
                     progress: Callable | None = None,
+                    # tokens after the vocabulary, their spellings in the text turned into them
+                    special_tokens: list | None = None,
+                    key_terms: list | None = None,  # terms whose tokens weigh `key_weight`
+                    key_weight: int = 2,  # their weight in the loss (every other token: 1)
                    ) -> Path:
     "What `nanogpt prepare` runs: built-in datasets via lesson 02's `prepare`, the rest streamed"
     if not str(source).strip():  # Path('') is the current folder: never read it unasked
         raise ConfigError('No dataset given: pass a built-in dataset '
                           '(shakespeare_char, shakespeare), a file, a folder, a glob or hf:NAME.')
-    if str(source) in DATASETS:
+    weighed = {'special_tokens': special_tokens, 'key_terms': key_terms, 'key_weight': key_weight}
+    if str(source) in DATASETS and not (special_tokens or key_terms):
         return prepare(source, data_dir, name=name, tokenizer=tokenizer, vocab_size=vocab_size,
                        val_fraction=val_fraction, src=src)
+    if str(source) in DATASETS:  # its text, streamed: lesson 02's prepare has neither setting
+        check_key_terms(key_terms, key_weight)
+        name, tokenizer = name or str(source), tokenizer or DATASETS[str(source)]
+        source, src = tiny_shakespeare(data_dir, dataset_folder(data_dir, name).name, src), None
     if src is not None:
         raise ConfigError('--src is for built-in datasets; '
                           'for a text file pass its path as the dataset.')
@@ -663,4 +757,4 @@ def prepare_dataset(source,  # a built-in dataset or anything `prepare_corpus` r
                           'or a tiktoken encoding such as gpt2 or cl100k_base.')
     return prepare_corpus(source, data_dir, name=name, tokenizer=tokenizer, vocab_size=vocab_size,
                           val_fraction=val_fraction, text_field=text_field, num_proc=num_proc,
-                          progress=progress)
+                          progress=progress, **weighed)
