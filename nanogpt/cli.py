@@ -305,6 +305,68 @@ def _source(args) -> str:
     from nanogpt.jobs import model_source
     return model_source(args.init_from, args.out_dir, args.device)
 
+# %% ../nbs/engine/06_cli.ipynb #6bda1b55
+def _add_chat(sub):
+    p = sub.add_parser('chat', help='talk with a chat model in the terminal, or answer one message',
+                       description='Chat with the model of --out_dir (or --init_from), which must '
+                                   'have a chat template (lesson 15). At a terminal: streamed '
+                                   'answers, /reset, Ctrl-C stops an answer, Ctrl-D leaves. With a '
+                                   'MESSAGE, or a message on standard input: the answer alone on '
+                                   'standard output.')
+    p.add_argument('message', nargs='?', help='one message to answer (default: standard input '
+                                              'when it is not a terminal, else a chat)')
+    p.add_argument('--out_dir', default=None, help='the run to talk to (default: the one `nanogpt '
+                                                   'train` writes on this device)')
+    p.add_argument('--init_from', default='resume',
+                   help="'resume' (the run in --out_dir), or a folder (default: resume)")
+    p.add_argument('--system', default=None, help='a system message that opens the conversation')
+    p.add_argument('--max_new_tokens', type=int, default=256,
+                   help='the longest answer, in tokens (default: 256)')
+    _add_sampling_flags(p)
+    p.add_argument('--seed', type=int, default=None,
+                   help='the same seed gives the same answers (default: random)')
+    p.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ... (default: auto)")
+    p.add_argument('--quantize', choices=['int8', 'bf16', 'auto'], default=None,
+                   help="on the CPU, as sample's --quantize (default: float32 weights)")
+    p.set_defaults(run=_run_chat)
+
+
+def _run_chat(args):
+    from nanogpt.jobs import chat_job
+    message = args.message
+    if message is None and not sys.stdin.isatty(): message = sys.stdin.read().rstrip('\n')
+    chat = chat_job(_source(args), Sampling.of(vars(args)), args.max_new_tokens, args.seed,
+                    args.system, args.device, args.quantize, _said_dropped, say=_to_stderr)
+    if message is None: return _chat_loop(chat)
+    for piece in chat.reply(message): print(piece, end='', flush=True)
+    print()
+
+
+def _said_dropped(count: int):  # messages dropped
+    _to_stderr('note: the oldest turns no longer fit the context: they are dropped from here on')
+
+
+def _chat_loop(chat,  # a talk.Conversation
+               read=input):  # reads a line after a prompt; EOFError at the end
+    "The terminal chat: each line a message, its answer streamed; /reset, Ctrl-C, Ctrl-D"
+    _to_stderr('chat: /reset starts again, Ctrl-C stops an answer, Ctrl-D leaves')
+    while True:
+        try: line = read('you> ')
+        except EOFError:
+            print()
+            return 0
+        except KeyboardInterrupt: print(); continue
+        if line.strip() == '/reset':
+            chat.reset()
+            _to_stderr('(a new conversation)')
+            continue
+        if not line.strip(): continue
+        try:
+            for piece in chat.reply(line): print(piece, end='', flush=True)
+            print()
+        except KeyboardInterrupt: print(' [stopped]')
+        except NanoGPTError as e: _to_stderr(f'error: {e}')
+
 # %% ../nbs/engine/06_cli.ipynb #7cd0f0a4
 def _add_export(sub):
     p = sub.add_parser('export', help='export a trained model to ONNX, torch.export (.pt2), the '
@@ -454,8 +516,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                  'sample GPT models.')
     parser.add_argument('--version', action='version', version=f'nanogpt {__version__}')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
-    for add in (_add_prepare, _add_train, _add_sample, _add_eval, _add_export, _add_serve,
-                _add_plot, _add_bench):
+    for add in (_add_prepare, _add_train, _add_sample, _add_chat, _add_eval, _add_export,
+                _add_serve, _add_plot, _add_bench):
         add(sub)
     return parser
 
