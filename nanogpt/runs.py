@@ -35,9 +35,10 @@ __getattr__ = moved(__name__, dict.fromkeys(['check_config'], 'nanogpt.config'))
 
 # %% auto #0
 __all__ = ['RUN_FILES', 'EVAL_BATCH_COST', 'CLOSING_COST', 'SingleProcess', 'read_log', 'check_fits', 'data_record',
-           'check_resume', 'added_tokens', 'grow_vocabulary', 'train_new_tokens', 'start_model', 'measured_cpu_dtype',
-           'open_in_run', 'append_line', 'RunLock', 'claim_out_dir', 'Run', 'reconcile_log', 'start_files',
-           'closing_evaluation', 'saved_iteration', 'closing_cost', 'Budget', 'run_budget', 'Cadence', 'Progress']
+           'check_resume', 'added_tokens', 'grow_vocabulary', 'train_new_tokens', 'start_notes', 'start_model',
+           'measured_cpu_dtype', 'open_in_run', 'append_line', 'RunLock', 'claim_out_dir', 'Run', 'reconcile_log',
+           'start_files', 'closing_evaluation', 'saved_iteration', 'closing_cost', 'Budget', 'run_budget', 'Cadence',
+           'Progress']
 
 # %% ../nbs/engine/10_runs.ipynb #2a175b1f
 class SingleProcess:
@@ -237,6 +238,26 @@ def train_new_tokens(model: nn.Module):  # a model that grew, maybe frozen by a 
     """Let the token embedding (and an untied head) train: new tokens' rows all start at the same
     mean, so frozen they could never tell one role from another"""
     for weight in (model.transformer.wte.weight, model.lm_head.weight): weight.requires_grad_(True)
+
+
+def start_notes(cfg: TrainConfig,  # the run's settings, resolved (block_size set)
+                meta: dict,  # its dataset's meta.json
+                grown: dict,  # what `start_model` said of new tokens
+                resumed: bool,  # whether the run resumes (it said so when it began)
+               ) -> list[str]:
+    """What a run says of its start, once: the tokens its model grew by,
+    and a dataset's longest conversation when it is longer than the context"""
+    notes = []
+    if grown and not resumed:
+        notes.append(f"{cfg.init_from}: {len(grown['new_tokens'])} new tokens for {cfg.dataset} "
+                     f"({', '.join(grown['new_tokens'])}), starting at the mean of the others")
+    longest = meta.get('longest_conversation')
+    if longest and longest > cfg.block_size:
+        notes.append(f'{cfg.dataset}: its longest conversation is {longest:,} tokens, more than '
+                     f'block_size={cfg.block_size}: such conversations train in windows, and the '
+                     "model never sees them whole (a larger --block_size, up to the model's, "
+                     'would)')
+    return notes
 
 
 def start_model(cfg: TrainConfig,  # the run's settings

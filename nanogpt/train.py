@@ -223,9 +223,7 @@ def build_run(cfg: TrainConfig,  # checked settings
               optimizer, loaders, ctx, scaler, micro_steps, extra={**grown, **extra},
               budget=runs.run_budget(cfg, checkpoint, device))
     if why: run.say(f'dtype {dtype}: {why}')
-    if grown and checkpoint is None:
-        run.say(f"{cfg.init_from}: {len(grown['new_tokens'])} new tokens for {cfg.dataset} "
-                f"({', '.join(grown['new_tokens'])}), starting at the mean of the others")
+    for note in runs.start_notes(cfg, meta, grown, resumed=checkpoint is not None): run.say(note)
     if checkpoint is not None:
         run.iter_num, run.best_val_loss = checkpoint['iter_num'], checkpoint['best_val_loss']
         run.saved_iter = checkpoint['iter_num']
