@@ -40,16 +40,17 @@ from nanogpt.data import (
     token_dtype,
 )
 
-from .chat import SpecialTokenizer
+from .chat import SpecialTokenizer, chat_tokenizer, read_conversations, render_conversation
 from .errors import ConfigError, DataError, MissingError, describe, os_error_message
-from .files import put_files, require, staged_folder
+from .files import put_files, require, sha256_file, staged_folder, write_file_set
 from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta
 
 # %% auto #0
-__all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHARS', 'HF_NAME', 'RECORD_SUFFIXES', 'safe_cut',
-           'spool_pipes', 'hf_name', 'corpus_files', 'is_hf_dataset', 'Reader', 'tiktoken_names', 'corpus_tokenizer',
-           'train_bpe_fast', 'bpe_trainer', 'corpus_bpe', 'check_key_terms', 'key_term_mask', 'encode_task',
-           'separator_ids', 'document_starts', 'default_name', 'prepare_corpus', 'prepare_dataset']
+__all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHARS', 'HF_NAME', 'RECORD_SUFFIXES', 'CHAT_KEYS',
+           'safe_cut', 'spool_pipes', 'hf_name', 'corpus_files', 'is_hf_dataset', 'Reader', 'tiktoken_names',
+           'corpus_tokenizer', 'train_bpe_fast', 'bpe_trainer', 'corpus_bpe', 'check_key_terms', 'key_term_mask',
+           'encode_task', 'separator_ids', 'document_starts', 'default_name', 'prepare_corpus', 'is_chat_file',
+           'ChatReader', 'prepare_chat', 'prepare_dataset']
 
 # %% ../nbs/engine/14_corpora.ipynb #525fac90
 BLOCK_BYTES = 1 << 22  # 4 MiB: one read, and about one tokenization task
@@ -719,6 +720,92 @@ def _dataset_files(reader: Reader, tok, splits: dict, source, kind: str,
                          trainer=bpe_trainer() if kind == 'bpe' else None,
                          documents=dict(reader.documents), bytes_read=reader.bytes_read, **parts)
 
+# %% ../nbs/engine/14_corpora.ipynb #579d2d30
+CHAT_KEYS = ('messages', 'conversations', 'instruction')  # OpenAI, ShareGPT and Alpaca records
+
+
+def is_chat_file(source,  # what prepare was given
+                 text_field: str = 'text',  # the field of a corpus's records that holds the text
+                ) -> bool:
+    "A .json or .jsonl file whose first record is a conversation, not a document with `text_field`"
+    path = Path(str(source))
+    if path.suffix not in ('.json', '.jsonl') or not path.is_file(): return False
+    with open(path, 'rb') as f: head = f.read(1 << 20).decode('utf-8', 'ignore').lstrip()
+    if head.startswith('['): head = head[1:].lstrip()  # a JSON list: its first element
+    try: first = json.JSONDecoder().raw_decode(head)[0]
+    except ValueError: return False
+    return (isinstance(first, dict) and text_field not in first
+            and any(key in first for key in CHAT_KEYS))
+
+
+class ChatReader(Reader):
+    "The messages of conversations, for a tokenizer to learn from; whole conversations to a split"
+    def __init__(self, source, conversations: list, val_fraction: float):
+        super().__init__(source, [], 'text', val_fraction, None)
+        self.conversations = conversations
+
+    def single_text(self) -> bool: return False
+
+    def __iter__(self) -> Iterator[tuple]:
+        for k, messages in enumerate(self.conversations):
+            for m in messages: yield 'val' if self.is_val(k) else 'train', m['content'], False
+
+
+def _key_weights(tok, messages: list, weights: list, terms: tuple, key_weight: int) -> np.ndarray:
+    "The reply mask `weights`, with `key_weight` on the key terms' tokens of what is learned"
+    marks = [np.concatenate([[False], key_term_mask(tok, m['content'],
+                                                    np.array(tok.encode(m['content'])), terms),
+                             [False]]) for m in messages]  # [role] text [end], as rendered
+    weights = np.array(weights)
+    return np.where(np.concatenate(marks) & (weights > 0), key_weight, weights)
+
+
+def _packed(rendered: list, dtype) -> dict:  # one split's [(ids, weights), ...]
+    "The conversations back to back: their ids, weights and first tokens, as `dataset_files` takes"
+    ids = to_token_array(np.concatenate([ids for ids, _ in rendered]), dtype)
+    starts = np.cumsum([0] + [len(ids) for ids, _ in rendered[:-1]]).astype(DOCS_DTYPE)
+    weights = np.concatenate([w for _, w in rendered]).astype(WEIGHTS_DTYPE)
+    return {'splits': (ids.tobytes(), len(ids)), 'weights': weights.tobytes(),
+            'docs': starts.tobytes()}
+
+# %% ../nbs/engine/14_corpora.ipynb #46f8d28f
+def prepare_chat(source,  # a chat file: OpenAI messages JSON Lines, Alpaca JSON or ShareGPT
+                 data_dir='data',  # the root of the datasets
+                 name: str | None = None,  # its folder in data_dir (default: the file's stem)
+                 tokenizer: str = 'gpt2',  # the base: 'char', 'bpe' or a tiktoken encoding
+                 vocab_size: int | None = None,  # with tokenizer='bpe': the vocabulary to train
+                 val_fraction: float = 0.1,  # this share of the conversations, whole
+                 key_terms: list | None = None,  # terms whose tokens in the replies weigh more
+                 key_weight: int = 2,  # their weight in the loss (the rest of a reply: 1)
+                ) -> Path:
+    """A chat dataset: the conversations rendered with the chat template, packed back to back,
+    the loss on the replies alone; written as one set"""
+    terms = check_key_terms(key_terms, key_weight)
+    if not 0 < val_fraction < 1:
+        raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
+    check_vocab_size(vocab_size)
+    folder = dataset_folder(data_dir, default_name(source) if name is None else name)
+    reader = ChatReader(source, read_conversations(source), val_fraction)
+    tok = chat_tokenizer(corpus_tokenizer(tokenizer, reader, vocab_size))
+    rendered = {'train': [], 'val': []}
+    for k, messages in enumerate(reader.conversations):
+        ids, weights = render_conversation(tok, messages)
+        if terms: weights = _key_weights(tok, messages, weights, terms, key_weight)
+        rendered['val' if reader.is_val(k) else 'train'].append((ids, weights))
+    if not all(rendered.values()):
+        raise DataError(f'{source} holds {len(reader.conversations)} conversation(s): too few to '
+                        f'give validation one at val_fraction={val_fraction}. Add conversations, '
+                        'or pass a larger --val_fraction.')
+    parts = {split: _packed(r, token_dtype(tok.vocab_size)) for split, r in rendered.items()}
+    files = dataset_files(
+        tok, tokenizer, {split: p['splits'] for split, p in parts.items()}, shown_name(source),
+        sha256_file(source), trainer=bpe_trainer() if tokenizer == 'bpe' else None,
+        weights={split: p['weights'] for split, p in parts.items()},
+        docs={split: p['docs'] for split, p in parts.items()},
+        documents={split: len(r) for split, r in rendered.items()},
+        longest_conversation=max(len(ids) for r in rendered.values() for ids, _ in r))
+    return write_file_set(folder, files, drop=DATASET_FILES)
+
 # %% ../nbs/engine/14_corpora.ipynb #9efcba0f
 def prepare_dataset(source,  # a built-in dataset or anything `prepare_corpus` reads
                     data_dir='data',  # the root of the datasets
@@ -755,6 +842,14 @@ def prepare_dataset(source,  # a built-in dataset or anything `prepare_corpus` r
     if tokenizer is None:
         raise ConfigError('Preparing a corpus needs --tokenizer: char, bpe (with --vocab_size) '
                           'or a tiktoken encoding such as gpt2 or cl100k_base.')
+    if is_chat_file(source, text_field):
+        if special_tokens:
+            raise ConfigError(f'{source} is a chat file, whose messages are always text: a '
+                              "spelling such as [DOC] in one must not become a token (a user's "
+                              'message could forge it). Leave out --special_tokens.')
+        return prepare_chat(source, data_dir, name=name, tokenizer=tokenizer,
+                            vocab_size=vocab_size, val_fraction=val_fraction,
+                            key_terms=key_terms, key_weight=key_weight)
     return prepare_corpus(source, data_dir, name=name, tokenizer=tokenizer, vocab_size=vocab_size,
                           val_fraction=val_fraction, text_field=text_field, num_proc=num_proc,
                           progress=progress, **weighed)
