@@ -444,7 +444,8 @@ class BatchLoader:
         self.generator = torch.Generator().manual_seed(seed)
         self.batches_drawn = 0
 
-    def _split_file(self, infix: str, dtype) -> np.memmap:  # '' ids, '.weights', '.docs'
+    def _split_file(self, infix: str,  # '' for the ids, '.weights' or '.docs'
+                    dtype) -> np.memmap:
         return np.memmap(self.dataset_dir / f'{self.split}{infix}.bin', dtype=dtype, mode='r')
 
     def _to_device(self, batch: torch.Tensor):  # through pinned memory on CUDA
