@@ -47,10 +47,10 @@ from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokeniz
 
 # %% auto #0
 __all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHARS', 'HF_NAME', 'RECORD_SUFFIXES', 'CHAT_KEYS',
-           'safe_cut', 'spool_pipes', 'hf_name', 'corpus_files', 'is_hf_dataset', 'Reader', 'tiktoken_names',
-           'corpus_tokenizer', 'train_bpe_fast', 'bpe_trainer', 'corpus_bpe', 'check_key_terms', 'key_term_mask',
-           'encode_task', 'separator_ids', 'document_starts', 'default_name', 'prepare_corpus', 'is_chat_file',
-           'ChatReader', 'prepare_chat', 'prepare_dataset']
+           'safe_cut', 'spool_pipes', 'hf_name', 'hf_dataset_rows', 'corpus_files', 'is_hf_dataset', 'Reader',
+           'tiktoken_names', 'corpus_tokenizer', 'train_bpe_fast', 'bpe_trainer', 'corpus_bpe', 'check_key_terms',
+           'key_term_mask', 'encode_task', 'separator_ids', 'document_starts', 'default_name', 'prepare_corpus',
+           'is_chat_file', 'chat_records', 'ChatReader', 'prepare_chat', 'prepare_dataset']
 
 # %% ../nbs/engine/14_corpora.ipynb #525fac90
 BLOCK_BYTES = 1 << 22  # 4 MiB: one read, and about one tokenization task
@@ -218,14 +218,17 @@ def _hf_rows(source: str):  # `hf:NAME[:SPLIT]`
                         'check the name and split, and that this computer is online.') from None
 
 
+def hf_dataset_rows(source: str):  # `hf:NAME[:SPLIT]`, or a folder `save_to_disk` wrote
+    "The rows of a Hugging Face dataset: streamed from the Hub, or read from disk (its train split)"
+    datasets = require('datasets', 'data', 'Hugging Face datasets')
+    if source.startswith('hf:'): return _hf_rows(source)
+    rows = datasets.load_from_disk(source)
+    return rows['train'] if isinstance(rows, datasets.DatasetDict) else rows
+
+
 def _hf_documents(source: str, text_field: str, digest) -> Iterator[str]:
     "The documents of a Hugging Face dataset: `hf:NAME[:SPLIT]`, or a folder `save_to_disk` wrote"
-    datasets = require('datasets', 'data', 'Hugging Face datasets')
-    if source.startswith('hf:'): rows = _hf_rows(source)
-    else:
-        rows = datasets.load_from_disk(source)
-        if isinstance(rows, datasets.DatasetDict): rows = rows['train']
-    for row in rows:
+    for row in hf_dataset_rows(source):
         if text_field not in row:
             raise DataError(f'{source} has no field {text_field!r} (it has: {", ".join(row)}). '
                             'Pass --text_field NAME.')
@@ -724,18 +727,34 @@ def _dataset_files(reader: Reader, tok, splits: dict, source, kind: str,
 CHAT_KEYS = ('messages', 'conversations', 'instruction')  # OpenAI, ShareGPT and Alpaca records
 
 
+def _is_conversation(record,  # the first record of a corpus, or None
+                     text_field: str,  # the field that holds a document's text
+                    ) -> bool:
+    return (isinstance(record, dict) and text_field not in record
+            and any(key in record for key in CHAT_KEYS))
+
+
 def is_chat_file(source,  # what prepare was given
                  text_field: str = 'text',  # the field of a corpus's records that holds the text
                 ) -> bool:
-    "A .json or .jsonl file whose first record is a conversation, not a document with `text_field`"
+    """A .json or .jsonl file, or a Hugging Face dataset, whose first record is a conversation,
+    not a document with `text_field`"""
+    if is_hf_dataset(source):
+        return _is_conversation(next(iter(hf_dataset_rows(str(source))), None), text_field)
     path = Path(str(source))
     if path.suffix not in ('.json', '.jsonl') or not path.is_file(): return False
     with open(path, 'rb') as f: head = f.read(1 << 20).decode('utf-8', 'ignore').lstrip()
     if head.startswith('['): head = head[1:].lstrip()  # a JSON list: its first element
-    try: first = json.JSONDecoder().raw_decode(head)[0]
+    try: return _is_conversation(json.JSONDecoder().raw_decode(head)[0], text_field)
     except ValueError: return False
-    return (isinstance(first, dict) and text_field not in first
-            and any(key in first for key in CHAT_KEYS))
+
+
+def chat_records(source) -> tuple[list, str]:  # a chat file or a Hugging Face chat dataset
+    "(the records, or the file for `read_conversations`; the SHA-256 of the data)"
+    if not is_hf_dataset(source): return source, sha256_file(source)
+    records = [dict(row) for row in hf_dataset_rows(str(source))]
+    canonical = json.dumps(records, sort_keys=True, ensure_ascii=False, default=str)
+    return records, hashlib.sha256(canonical.encode('utf-8')).hexdigest()
 
 
 class ChatReader(Reader):
@@ -760,7 +779,9 @@ def _key_weights(tok, messages: list, weights: list, terms: tuple, key_weight: i
     return np.where(np.concatenate(marks) & (weights > 0), key_weight, weights)
 
 
-def _packed(rendered: list, dtype) -> dict:  # one split's [(ids, weights), ...]
+def _packed(rendered: list,  # one split's conversations, [(ids, weights), ...]
+            dtype,  # the dtype of the ids
+           ) -> dict:
     "The conversations back to back: their ids, weights and first tokens, as `dataset_files` takes"
     ids = to_token_array(np.concatenate([ids for ids, _ in rendered]), dtype)
     starts = np.cumsum([0] + [len(ids) for ids, _ in rendered[:-1]]).astype(DOCS_DTYPE)
@@ -769,7 +790,7 @@ def _packed(rendered: list, dtype) -> dict:  # one split's [(ids, weights), ...]
             'docs': starts.tobytes()}
 
 # %% ../nbs/engine/14_corpora.ipynb #46f8d28f
-def prepare_chat(source,  # a chat file: OpenAI messages JSON Lines, Alpaca JSON or ShareGPT
+def prepare_chat(source,  # a chat file (OpenAI messages JSONL, Alpaca JSON, ShareGPT) or hf:NAME
                  data_dir='data',  # the root of the datasets
                  name: str | None = None,  # its folder in data_dir (default: the file's stem)
                  tokenizer: str = 'gpt2',  # the base: 'char', 'bpe' or a tiktoken encoding
@@ -785,7 +806,8 @@ def prepare_chat(source,  # a chat file: OpenAI messages JSON Lines, Alpaca JSON
         raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
     check_vocab_size(vocab_size)
     folder = dataset_folder(data_dir, default_name(source) if name is None else name)
-    reader = ChatReader(source, read_conversations(source), val_fraction)
+    records, source_sha256 = chat_records(source)
+    reader = ChatReader(source, read_conversations(records), val_fraction)
     tok = chat_tokenizer(corpus_tokenizer(tokenizer, reader, vocab_size))
     rendered = {'train': [], 'val': []}
     for k, messages in enumerate(reader.conversations):
@@ -799,7 +821,7 @@ def prepare_chat(source,  # a chat file: OpenAI messages JSON Lines, Alpaca JSON
     parts = {split: _packed(r, token_dtype(tok.vocab_size)) for split, r in rendered.items()}
     files = dataset_files(
         tok, tokenizer, {split: p['splits'] for split, p in parts.items()}, shown_name(source),
-        sha256_file(source), trainer=bpe_trainer() if tokenizer == 'bpe' else None,
+        source_sha256, trainer=bpe_trainer() if tokenizer == 'bpe' else None,
         weights={split: p['weights'] for split, p in parts.items()},
         docs={split: p['docs'] for split, p in parts.items()},
         documents={split: len(r) for split, r in rendered.items()},
