@@ -219,7 +219,7 @@ def _check_choices(cfg: TrainConfig):
                           f'(now {cfg.data_dir}), not a path: pass the folder that holds it as '
                           '--data_dir.')
 
-
+# %% ../nbs/engine/11_config.ipynb #e3a1c0d4
 def _check_goals(cfg: TrainConfig):
     "The validation goal and the curriculum"
     goal = cfg.target_val_loss

@@ -259,7 +259,7 @@ def start_notes(cfg: TrainConfig,  # the run's settings, resolved (block_size se
                      'would)')
     return notes
 
-
+# %% ../nbs/engine/10_runs.ipynb #e3a1c0d3
 def start_model(cfg: TrainConfig,  # the run's settings
                 meta: dict,  # its dataset's meta.json
                 device: str,  # where the model goes

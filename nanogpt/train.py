@@ -164,7 +164,7 @@ def setup(cfg: TrainConfig,  # the run's settings
     if run.budget: run.budget.started -= time.perf_counter() - started
     return run
 
-
+# %% ../nbs/06_training.ipynb #e3a1c0d1
 def open_loaders(cfg: TrainConfig,  # the run's batch_size, block_size, seed and curriculum
                  dataset_dir: Path,  # its dataset
                  device: str,  # where batches go
@@ -324,7 +324,7 @@ def reached_goal(run: Run,  # the run, just saved
     run.log({'iter': run.iter_num, 'stopped': 'target_val_loss', 'target_val_loss': goal,
              'val_loss': val_loss})
 
-
+# %% ../nbs/06_training.ipynb #e3a1c0d2
 def finish(run: Run,  # the run, out of its loop
            cadence: Cadence,  # its policy
            stopped: str,  # why the loop ended
