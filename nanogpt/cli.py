@@ -54,7 +54,18 @@ def _add_prepare(sub):
     p.add_argument('--text_field', default='text',
                    help='the field of each record that holds its text (default: text)')
     p.add_argument('--num_proc', type=int, help='tokenizing processes (default: one per core)')
+    p.add_argument('--special_tokens', type=_names, help='tokens to add, comma-separated (e.g. '
+                   '[DOC],[CLAUSE]): each spelling in the text becomes its own token')
+    p.add_argument('--key_terms', type=_names, help='terms whose tokens weigh --key_weight in the '
+                   'loss, comma-separated (e.g. plaintiff,due process)')
+    p.add_argument('--key_weight', type=int, default=2,
+                   help="the key terms' weight in the loss; every other token's is 1 (default: 2)")
     p.set_defaults(run=_run_prepare)
+
+
+def _names(text: str) -> list:
+    "A comma-separated flag as a list: '[DOC],[CLAUSE]' -> ['[DOC]', '[CLAUSE]']"
+    return text.split(',')
 
 
 class _Progress:
@@ -82,7 +93,8 @@ def _run_prepare(args):
     progress = _Progress()
     try: out = prepare_dataset(args.dataset, args.data_dir, args.name, args.tokenizer,
                                args.vocab_size, args.val_fraction, args.src, args.text_field,
-                               args.num_proc, progress)
+                               args.num_proc, progress, special_tokens=args.special_tokens,
+                               key_terms=args.key_terms, key_weight=args.key_weight)
     # already one line that says what to do (a missing file is also an OSError)
     except NanoGPTError: raise
     # a full disk, a folder you may not write to: the dataset is written as a set
