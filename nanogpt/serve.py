@@ -26,20 +26,22 @@ import torch
 from fastcore.basics import patch
 
 from . import sample as sampling  # its checks: sampling.check_sampling_value, ...
+from .chat import check_conversation
 from .errors import ConfigError, DataError, NanoGPTError, describe
 from .export import quantize_model
 from .files import moved, require
 from .runtime import available_memory, human
 from .sample import Engine, Row, Sampling, TextStream
+from .talk import chat_template, fit_prompt, stop_ids
 
 __getattr__ = moved(__name__, {'held_back': 'nanogpt.sample'})  # the server's until lesson 07's
 
 # %% auto #0
-__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'SERVE_EXTRA', 'MAX_INT_DIGITS', 'LOCAL_HOSTS', 'PLAYGROUND',
-           'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'BODY_TIMEOUTS', 'check_cache_memory', 'Completion', 'Scheduler',
-           'RequestError', 'sampling_settings', 'parse_completion', 'parse_json', 'host_of', 'served_hosts',
-           'check_host', 'authorize', 'make_app', 'playground_page', 'listen', 'connection_cap', 'guarded_protocol',
-           'quiet_descriptor_shortage', 'serve']
+__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'CHAT_FIELDS', 'SERVE_EXTRA', 'MAX_INT_DIGITS', 'LOCAL_HOSTS',
+           'PLAYGROUND', 'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'BODY_TIMEOUTS', 'check_cache_memory', 'Completion',
+           'Scheduler', 'RequestError', 'sampling_settings', 'parse_completion', 'parse_chat', 'parse_json', 'host_of',
+           'served_hosts', 'check_host', 'authorize', 'make_app', 'playground_page', 'listen', 'connection_cap',
+           'guarded_protocol', 'quiet_descriptor_shortage', 'serve']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
 def check_cache_memory(model,  # a GPT
@@ -69,6 +71,7 @@ class Completion:
     seed: int | None = None  # None: a random seed
     generated: int = 0  # tokens generated so far
     cancelled: bool = False
+    stop_tokens: frozenset = frozenset()  # ids that end it, never shown (a chat's <|end|>)
 
     def cancel(self): self.cancelled = True
 
@@ -127,7 +130,7 @@ def _admit(self: Scheduler):
             seed = secrets.randbits(63) if c.seed is None else c.seed
             generator = sampling.seeded_generator(seed, self.engine.device)
             c.text = TextStream(self.tokenizer, c.stops)
-            row = self.engine.add(c.ids, c.sampling, generator, max_new_tokens=c.max_tokens)
+            row = self.engine.add(c.ids, c.sampling, generator, c.stop_tokens, c.max_tokens)
             self.running[row] = c
         except Exception as e: c.emit('error', describe(e))
 
@@ -169,12 +172,13 @@ def _advance(self: Scheduler, row: Row,
     c = self.running[row]
     if row.error is not None: raise row.error
     c.generated = row.generated
-    delta = c.text.feed(token)
+    stop_token = token in c.stop_tokens  # the end of a chat's turn: not text
+    delta = '' if stop_token else c.text.feed(token)
     if delta: c.emit('text', delta)
     if c.text.stopped or row.done:
         rest = c.text.finish()
         if rest: c.emit('text', rest)
-        c.emit('done', 'stop' if c.text.stopped else 'length')
+        c.emit('done', 'stop' if c.text.stopped or stop_token else 'length')
         self._end(row)
 
 # %% ../nbs/12_serving.ipynb #a5ee3cce
@@ -216,14 +220,15 @@ def sampling_settings(body: dict) -> dict:
 MAX_PROMPT_CHARS = 100_000  # the longest prompt served, in characters: far past any context here
 
 
-def _check_fields(body: dict):
+def _check_fields(body: dict,
+                  known: set = COMPLETION_FIELDS):  # the endpoint's own fields
     "A RequestError naming the first field of `body` this server does not know or does not support"
     for name, value in body.items():
         neutral = NEUTRAL.get(name, ...)
         if neutral is not ... and value is not None and value not in neutral:
             raise RequestError(f'{name}={sampling.brief_repr(value)} is not supported by this '
                                f'server (only {" or ".join(map(json.dumps, neutral))}).', name)
-        if name not in NEUTRAL and name not in COMPLETION_FIELDS:
+        if name not in NEUTRAL and name not in known:
             raise RequestError(f'Unknown field {sampling.brief_repr(name)}.', name[:40])
 
 
@@ -260,20 +265,74 @@ def parse_completion(body,  # the decoded JSON body
     if not isinstance(body, dict): raise RequestError('The body must be a JSON object.')
     _check_fields(body)
     ids = _prompt_ids(body, tokenizer, block_size, max_prompt)
-    if not isinstance(body.get('stream', False), bool):
-        raise RequestError('stream must be true or false.', 'stream')
-    settings = dict(sampling_settings(body), stream=body.get('stream', False),
-                    prompt_tokens=len(ids))
-    warnings = []
+    settings, warnings = _settings(body, max_tokens_limit)
     if len(ids) > block_size:
         warnings.append(f'prompt cropped: the model sees its last {block_size} of {len(ids)} '
                         'tokens (its context).')
         ids = ids[-block_size:]
+    return dict(settings, ids=ids, prompt_tokens=len(ids)), warnings
+
+
+def _settings(body: dict,  # the request
+              max_tokens_limit: int,  # the most tokens one request may ask for
+             ) -> tuple[dict, list]:
+    "The request's `sampling_settings` and `stream`, max_tokens lowered to the limit (warnings)"
+    if not isinstance(body.get('stream', False), bool):
+        raise RequestError('stream must be true or false.', 'stream')
+    settings, warnings = dict(sampling_settings(body), stream=body.get('stream', False)), []
     if settings['max_tokens'] > max_tokens_limit:
         warnings.append(f"max_tokens lowered from {settings['max_tokens']} to {max_tokens_limit}, "
                         "this server's limit.")
         settings['max_tokens'] = max_tokens_limit
-    return dict(settings, ids=ids), warnings
+    return settings, warnings
+
+# %% ../nbs/12_serving.ipynb #50ef133a
+CHAT_FIELDS = {'model', 'messages', 'max_tokens', 'max_completion_tokens', 'stop', 'seed',
+               'stream', *(f.name for f in fields(Sampling))}
+
+
+def _chat_ids(body: dict,  # the request
+              tokenizer,  # the model's tokenizer, with a chat template
+              block_size: int,  # the model's context
+              max_tokens: int,  # the longest answer asked for
+              max_prompt: int,  # the most characters the messages may hold
+             ) -> tuple[list, int]:
+    "The prompt ids of the request's `messages`, fitted to the context; how many were dropped"
+    messages = body.get('messages')
+    try:
+        check_conversation(messages, reply=False)
+        if sum(len(m['content']) for m in messages) > max_prompt:
+            raise DataError(f'The messages hold more than {max_prompt:,} characters, the most '
+                            f'this server accepts (the model sees {block_size} tokens).')
+        return fit_prompt(tokenizer, messages, block_size, min(max_tokens, block_size // 2))
+    except (DataError, KeyError, ValueError) as e:
+        raise RequestError(f'messages: {e}', 'messages') from None
+
+
+def parse_chat(body,  # the decoded JSON body
+               tokenizer,  # the model's tokenizer
+               block_size: int,  # the model's context
+               max_tokens_limit: int,  # the most tokens one request may ask for
+               max_prompt: int = MAX_PROMPT_CHARS,  # the most characters the messages may hold
+              ) -> tuple[dict, list]:
+    """(keyword arguments for `Completion` plus 'stream' and 'prompt_tokens', warnings)
+    from a chat completions request, or a RequestError"""
+    if not isinstance(body, dict): raise RequestError('The body must be a JSON object.')
+    try: chat_template(tokenizer)
+    except ConfigError:
+        raise RequestError('This model has no chat template: it continues text and cannot '
+                           'answer messages. Send it a prompt at /v1/completions, or serve a '
+                           'model fine-tuned on conversations.', 'messages') from None
+    _check_fields(body, CHAT_FIELDS)
+    asked = body.get('max_tokens', body.get('max_completion_tokens'))
+    body = dict(body, max_tokens=max_tokens_limit if asked is None else asked)
+    settings, warnings = _settings(body, max_tokens_limit)
+    ids, dropped = _chat_ids(body, tokenizer, block_size, settings['max_tokens'], max_prompt)
+    if dropped:
+        warnings.append(f'the {dropped} oldest messages were left out: the conversation is '
+                        f'longer than the context ({block_size} tokens).')
+    return dict(settings, ids=ids, prompt_tokens=len(ids),
+                stop_tokens=stop_ids(tokenizer)), warnings
 
 # %% ../nbs/12_serving.ipynb #a6895d68
 # `require`'s extra and purpose for fastapi and uvicorn
@@ -361,22 +420,23 @@ def _error_event(message: str) -> str:
 
 
 async def _sse(completion: Completion, events: asyncio.Queue, cid: str, model_name: str,
-               extra: dict):
-    "The request's text as server-sent events, one chunk per piece, then `[DONE]`"
+               extra: dict, shape=None):
+    """The request's text as server-sent events, one chunk per piece (`_chunk`, or `shape`: a
+    chat's `_chat_chunk`), then `[DONE]`"""
     first = True
     async for kind, value in _events(completion, events):
         if kind == 'error':  # this request failed alone: its stream still ends
             yield _error_event(value)
             break
         text, finish = (value if kind == 'text' else ''), (value if kind == 'done' else None)
-        chunk = _chunk(cid, model_name, text, finish, **(extra if first else {}))
+        chunk = (shape or _chunk)(cid, model_name, text, finish, **(extra if first else {}))
         first = False
         yield f'data: {json.dumps(chunk)}\n\n'
     yield 'data: [DONE]\n\n'
 
 
 async def _whole(request, completion: Completion, events: asyncio.Queue, cid: str,
-                 model_name: str, extra: dict, prompt_tokens: int) -> dict:
+                 model_name: str, extra: dict, prompt_tokens: int, shape=None) -> dict:
     "The request's whole answer, once it is done; a 500 if it failed"
     texts, finish, watch = [], None, asyncio.ensure_future(_until_gone(request, events))
     try:
@@ -389,19 +449,40 @@ async def _whole(request, completion: Completion, events: asyncio.Queue, cid: st
     n = completion.generated
     usage = {'prompt_tokens': prompt_tokens, 'completion_tokens': n,
              'total_tokens': prompt_tokens + n}
-    return _chunk(cid, model_name, ''.join(texts), finish, usage=usage, **extra)
+    return (shape or _chunk)(cid, model_name, ''.join(texts), finish, usage=usage, **extra)
+
+# %% ../nbs/12_serving.ipynb #84172a62
+def _chat_chunk(cid: str, model_name: str, text: str, finish_reason=None, usage=None,
+                role=None, **extra) -> dict:
+    "A chat completion in OpenAI's shape: a streamed chunk's `delta`, or with `usage` the answer"
+    common = {'id': cid, 'created': int(time.time()), 'model': model_name}
+    if usage is not None:
+        choice = {'index': 0, 'message': {'role': 'assistant', 'content': text},
+                  'logprobs': None, 'finish_reason': finish_reason}
+        return {**common, 'object': 'chat.completion', 'choices': [choice], 'usage': usage, **extra}
+    delta = {'role': role, 'content': text} if role else {'content': text} if text else {}
+    choice = {'index': 0, 'delta': delta, 'logprobs': None, 'finish_reason': finish_reason}
+    return {**common, 'object': 'chat.completion.chunk', 'choices': [choice], **extra}
+
+
+async def _chat_sse(completion: Completion, events: asyncio.Queue, cid: str, model_name: str,
+                    extra: dict):
+    "A chat's server-sent events: a first chunk with the role (and any warnings), then the text"
+    yield f"data: {json.dumps(_chat_chunk(cid, model_name, '', role='assistant', **extra))}\n\n"
+    async for event in _sse(completion, events, cid, model_name, {}, _chat_chunk): yield event
 
 # %% ../nbs/12_serving.ipynb #e46a0101
 async def _complete(request, engine: Scheduler, model_name: str, max_tokens_limit: int,
-                    max_body: int, max_prompt: int):
-    "POST /v1/completions"
+                    max_body: int, max_prompt: int, chat: bool = False):
+    "POST /v1/completions, or with `chat` POST /v1/chat/completions"
     from fastapi.responses import JSONResponse, StreamingResponse
     body = await _read_body(request, max_body)
     if isinstance(body, dict) and body.get('model') not in (None, model_name):
         raise RequestError(f"The model {sampling.brief_repr(body['model'])} does not exist; "
                            f"this server has {model_name!r}.", 'model', 404, 'not_found_error')
     settings, warnings = await asyncio.to_thread(  # tokenizing takes time: off the loop
-        parse_completion, body, engine.tokenizer, engine.block_size, max_tokens_limit, max_prompt)
+        parse_chat if chat else parse_completion, body, engine.tokenizer, engine.block_size,
+        max_tokens_limit, max_prompt)
     stream, prompt_tokens = settings.pop('stream'), settings.pop('prompt_tokens')
     loop, events = asyncio.get_running_loop(), asyncio.Queue()
     def emit(*event):  # called from the engine's thread
@@ -409,12 +490,15 @@ async def _complete(request, engine: Scheduler, model_name: str, max_tokens_limi
         except RuntimeError: completion.cancel()  # the loop closed (a forced exit): none listens
     completion = Completion(emit=emit, **settings)
     engine.submit(completion)
-    cid, extra = f'cmpl-{secrets.token_hex(12)}', ({'warnings': warnings} if warnings else {})
+    cid = f"{'chatcmpl' if chat else 'cmpl'}-{secrets.token_hex(12)}"
+    extra = {'warnings': warnings} if warnings else {}
     if stream:  # starlette watches for the client leaving, and closes the stream if it does
-        return StreamingResponse(_sse(completion, events, cid, model_name, extra),
+        return StreamingResponse((_chat_sse if chat else _sse)(completion, events, cid,
+                                                               model_name, extra),
                                  media_type='text/event-stream',
                                  headers={'Cache-Control': 'no-cache'})
-    answer = await _whole(request, completion, events, cid, model_name, extra, prompt_tokens)
+    answer = await _whole(request, completion, events, cid, model_name, extra, prompt_tokens,
+                          _chat_chunk if chat else None)
     return JSONResponse(answer)  # after 'gone': sent nowhere
 
 # %% ../nbs/12_serving.ipynb #d28a0c9f
@@ -495,7 +579,8 @@ def make_app(model,  # a GPT in eval mode
              max_body: int = 1 << 20,  # the largest request body, in bytes
              hosts: set | None = None,  # the names Host and Origin headers may carry (None: any)
              max_prompt: int = MAX_PROMPT_CHARS):  # the longest prompt accepted (characters)
-    "The FastAPI application: /v1/completions, /v1/models, /health and the playground at /"
+    """The FastAPI application: /v1/completions, /v1/chat/completions, /v1/models, /health and
+    the playground at /"""
     fastapi = require('fastapi', *SERVE_EXTRA)
     responses = require('fastapi.responses', *SERVE_EXTRA)
     engine = Scheduler(model, tokenizer, slots)
@@ -510,12 +595,15 @@ def make_app(model,  # a GPT in eval mode
         "Any other error: still logged with its traceback, and the client gets OpenAI's shape"
         error = RequestError(describe(e), status=500, kind='server_error')
         return responses.JSONResponse(error.body(), status_code=500)
-    async def completions(request):
-        authorize(request, api_key)
-        if len(engine.waiting) >= max_waiting:
-            raise RequestError('The server is busy: try again shortly.', status=503,
-                               kind='server_error')
-        return await _complete(request, engine, model_name, max_tokens_limit, max_body, max_prompt)
+    def completions(chat: bool):
+        async def complete(request):
+            authorize(request, api_key)
+            if len(engine.waiting) >= max_waiting:
+                raise RequestError('The server is busy: try again shortly.', status=503,
+                                   kind='server_error')
+            return await _complete(request, engine, model_name, max_tokens_limit, max_body,
+                                   max_prompt, chat)
+        return complete
     async def models(request):
         authorize(request, api_key)
         card = {'id': model_name, 'object': 'model', 'created': 0, 'owned_by': 'nanogpt'}
@@ -526,7 +614,8 @@ def make_app(model,  # a GPT in eval mode
                                        'waiting': len(engine.waiting),
                                        'auth': api_key is not None, 'steps': engine.steps})
     async def playground(request): return responses.HTMLResponse(playground_page(model_name))
-    for path, endpoint, method in (('/v1/completions', completions, 'POST'),
+    for path, endpoint, method in (('/v1/completions', completions(False), 'POST'),
+                                   ('/v1/chat/completions', completions(True), 'POST'),
                                    ('/v1/models', models, 'GET'), ('/health', health, 'GET'),
                                    ('/', playground, 'GET')):
         # plain routes: each endpoint reads its request itself
@@ -540,7 +629,9 @@ PLAYGROUND = '''<!doctype html>
 textarea{width:100%;font:inherit}
 label{display:inline-block;margin:.5rem 1.2rem .5rem 0}
 pre{white-space:pre-wrap;background:#f4f4f4;padding:1rem;min-height:8rem}
-#status{color:#666}#warnings{color:#a40}</style></head>
+#status{color:#666}#warnings{color:#a40}
+#message{width:60%;font:inherit}.user{font-weight:bold}
+.assistant{white-space:pre-wrap;background:#f4f4f4;padding:.5rem;min-height:1rem}</style></head>
 <body><h1>nanogpt playground</h1><p>Model: <b>{{MODEL}}</b></p>
 <textarea id="prompt" rows="3">ROMEO:</textarea><br>
 <label>temperature <input id="temperature" data-setting type="range" min="0" max="2" step="0.05"
@@ -557,44 +648,70 @@ pre{white-space:pre-wrap;background:#f4f4f4;padding:1rem;min-height:8rem}
 <button id="go">Generate</button> <span id="status"></span>
 <p id="warnings"></p>
 <pre id="output" data-chunks="0" data-reads="0"></pre>
+<h2>Chat</h2><p>For a model fine-tuned on conversations; the settings above apply.</p>
+<div id="messages"></div>
+<input id="message" placeholder="your message"> <button id="send">Send</button>
+<button id="reset">New chat</button>
 <script>
-const $ = id => document.getElementById(id);
+const $ = id => document.getElementById(id), MODEL = {{MODEL_JSON}};
 for (const s of document.querySelectorAll('input[type=range]')) {
   const show = () => s.nextElementSibling.textContent = s.value;
   s.addEventListener('input', show); show(); }
-$('go').onclick = async () => {
-  const out = $('output'), body = {model: {{MODEL_JSON}}, prompt: $('prompt').value, stream: true};
-  for (const s of document.querySelectorAll('[data-setting]')) body[s.id] = +s.value;  // field: id
+const settings = body => {  // each control's value as the field its id names
+  for (const s of document.querySelectorAll('[data-setting]')) body[s.id] = +s.value;
+  return body; };
+async function stream(url, body, onChoice, onRead) {  // POST, then each chunk's choice as it comes
   const headers = {'Content-Type': 'application/json'};
   if ($('api_key').value) headers.Authorization = 'Bearer ' + $('api_key').value;
-  out.textContent = body.prompt; out.dataset.chunks = out.dataset.reads = 0;
-  $('warnings').textContent = '';
-  $('status').textContent = 'generating...'; $('go').disabled = true;
-  try {
-    const response = await fetch('/v1/completions',
-                                 {method: 'POST', headers, body: JSON.stringify(body)});
-    if (!response.ok) throw new Error((await response.json()).error.message);
-    const reader = response.body.getReader(), decoder = new TextDecoder();
-    let buffer = '';
-    for (;;) {
-      const {value, done} = await reader.read();
-      if (done) break;
-      out.dataset.reads = +out.dataset.reads + 1;
-      buffer += decoder.decode(value, {stream: true});
-      const events = buffer.split('\\n\\n'); buffer = events.pop();
-      for (const event of events) {
-        const data = event.replace(/^data: /, '');
-        if (data === '[DONE]') continue;
-        const chunk = JSON.parse(data);
-        if (chunk.error) throw new Error(chunk.error.message);
-        if (chunk.warnings) $('warnings').textContent = 'warning: ' + chunk.warnings.join(' ');
-        out.textContent += chunk.choices[0].text; out.dataset.chunks = +out.dataset.chunks + 1;
-      }
+  const response = await fetch(url, {method: 'POST', headers, body: JSON.stringify(body)});
+  if (!response.ok) throw new Error((await response.json()).error.message);
+  const reader = response.body.getReader(), decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const {value, done} = await reader.read();
+    if (done) break;
+    onRead();
+    buffer += decoder.decode(value, {stream: true});
+    const events = buffer.split('\\n\\n'); buffer = events.pop();
+    for (const event of events) {
+      const data = event.replace(/^data: /, '');
+      if (data === '[DONE]') continue;
+      const chunk = JSON.parse(data);
+      if (chunk.error) throw new Error(chunk.error.message);
+      if (chunk.warnings) $('warnings').textContent = 'warning: ' + chunk.warnings.join(' ');
+      onChoice(chunk.choices[0]);
     }
-    $('status').textContent = 'done';
-  } catch (e) { $('status').textContent = 'error: ' + e.message; }
-  $('go').disabled = false;
-};
+  }
+}
+async function run(button, work) {  // the status line and the button while `work` runs
+  $('warnings').textContent = ''; $('status').textContent = 'generating...'; button.disabled = true;
+  try { await work(); $('status').textContent = 'done'; }
+  catch (e) { $('status').textContent = 'error: ' + e.message; }
+  button.disabled = false;
+}
+$('go').onclick = () => run($('go'), async () => {
+  const out = $('output'), body = settings({model: MODEL, prompt: $('prompt').value, stream: true});
+  out.textContent = body.prompt; out.dataset.chunks = out.dataset.reads = 0;
+  await stream('/v1/completions', body, choice => {
+    out.textContent += choice.text; out.dataset.chunks = +out.dataset.chunks + 1;
+  }, () => out.dataset.reads = +out.dataset.reads + 1);
+});
+const history = [], say = (role, text) => {  // a message shown, in the role's style
+  const p = document.createElement('p');
+  p.className = role; p.textContent = text; $('messages').append(p);
+  return p; };
+$('send').onclick = () => run($('send'), async () => {
+  const text = $('message').value, mine = say('user', text), answer = say('assistant', '');
+  history.push({role: 'user', content: text}); $('message').value = '';
+  try {
+    await stream('/v1/chat/completions', settings({model: MODEL, messages: history, stream: true}),
+                 choice => answer.textContent += choice.delta.content || '', () => {});
+  } catch (e) {  // not answered: the message goes back into its box
+    history.pop(); mine.remove(); answer.remove(); $('message').value = text; throw e; }
+  if (answer.textContent.trim()) history.push({role: 'assistant', content: answer.textContent});
+});
+$('message').onkeydown = e => { if (e.key === 'Enter') $('send').click(); };
+$('reset').onclick = () => { history.length = 0; $('messages').textContent = ''; };
 </script></body></html>
 '''
 
