@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 import torch
 from safetensors.torch import load_file, save
 
+from .chat import hf_chat_template
 from .errors import CheckpointError, ConfigError, MissingError, describe
 from .files import atomic_write_bytes
 from .model import GPT, LAYER_NORM_EPS, GPTConfig, layout_changes
@@ -21,7 +22,7 @@ from .model import GPT, LAYER_NORM_EPS, GPTConfig, layout_changes
 # %% auto #0
 __all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'TOKENIZER_FILE', 'config_from_hf',
            'hf_config', 'clean_state_dict', 'from_hf_state_dict', 'to_hf_state_dict', 'hub_cache', 'pretrained_files',
-           'read_weights', 'from_pretrained', 'save_pretrained']
+           'read_weights', 'from_pretrained', 'save_pretrained', 'hf_tokenizer_config']
 
 # %% ../nbs/08_gpt2.ipynb #0998e18a
 GPT2_SIZES = {  # OpenAI's GPT-2s: (n_layer, n_head, n_embd); each with 50,257 tokens, context 1,024
@@ -256,7 +257,8 @@ def save_pretrained(model: GPT,  # our model
                     path,  # the folder to write
                     tokenizer=None,  # its tokenizer (optional): then nanogpt can sample from it
                    ) -> Path:
-    "Write `config.json` and `model.safetensors`: the Hugging Face layout `transformers` reads"
+    """Write `config.json` and `model.safetensors`: the Hugging Face layout `transformers` reads;
+    for a chat model also `tokenizer_config.json`, its template and added tokens"""
     if layout_changes(model.config):
         changes = ', '.join(layout_changes(model.config))
         raise ConfigError(f'This model uses the modern layout ({changes}), '
@@ -273,4 +275,17 @@ def save_pretrained(model: GPT,  # our model
     atomic_write_bytes(path / 'config.json', config_text.encode())
     if tokenizer is not None:
         atomic_write_bytes(path / TOKENIZER_FILE, (json.dumps(tokenizer.to_meta()) + '\n').encode())
+    if getattr(tokenizer, 'chat', None) is not None:
+        config_text = json.dumps(hf_tokenizer_config(tokenizer), indent=2) + '\n'
+        atomic_write_bytes(path / 'tokenizer_config.json', config_text.encode())
     return path
+
+
+def hf_tokenizer_config(tokenizer,  # a tokenizer with a chat template (lesson 15)
+                       ) -> dict:
+    "What `transformers` reads from tokenizer_config.json: the added tokens and the chat template"
+    added = {str(tokenizer.token_id(t)): {'content': t, 'special': True, 'lstrip': False,
+                                          'rstrip': False, 'normalized': False,
+                                          'single_word': False} for t in tokenizer.special}
+    return {'added_tokens_decoder': added, 'additional_special_tokens': list(tokenizer.special),
+            'chat_template': hf_chat_template(tokenizer.chat)}
