@@ -7,7 +7,10 @@
    regenerates the sample, and a second Run All in the same kernel ends without an error, as it does for lesson 06
    (a learner who runs a lesson again); lesson 04 runs from cleared outputs and its attention maps render as images; and opening a
    lesson and saving it leaves the file byte for byte as committed, with no step beyond the README's install (the
-   package's Jupyter Server extension cleans each notebook as it is saved).
+   package's Jupyter Server extension cleans each notebook as it is saved);
+3. the playground's chat view, served by `nanogpt serve` from a chat model built without training (the talk
+   notebook's `toy_chat_model`, which answers "Hi"): two messages sent, each answer streamed into the page, the
+   second request carrying the whole conversation.
 Kernels run with IN_TEST=1, so the lessons train their tiny configurations. Screenshots go to a folder printed at
 the end. Servers started here are stopped by process id; everything runs under one deadline.
 Without Chromium the test is skipped, unless NANOGPT_REQUIRE_BROWSER is set (CI sets it).
@@ -308,11 +311,59 @@ def check_jupyterlab(browser):  # a Playwright browser
             finally: page.close()
 
 
+def chat_run(work: Path) -> Path:  # an empty folder
+    "A run folder holding a chat model that answers 'Hi' to anything, saved as a checkpoint"
+    import string
+    from dataclasses import asdict
+
+    import torch
+    from nanogpt.chat import chat_tokenizer
+    from nanogpt.talk import toy_chat_model
+    from nanogpt.tokenizers import CharTokenizer
+    tok = chat_tokenizer(CharTokenizer(''.join(sorted(set(string.printable)))))
+    model = toy_chat_model(tok, {'<|assistant|>': 'H', 'H': 'i', 'i': '<|end|>'})
+    run = work / 'chat'
+    run.mkdir()
+    torch.save({'model': model.state_dict(), 'model_args': asdict(model.config), 'tokenizer': tok.to_meta()},
+               run / 'ckpt.pt')
+    return run
+
+
+def check_playground(browser):  # a Playwright browser
+    "The playground's chat view: two messages, each answered in the page, the second sent with the first's answer"
+    with tempfile.TemporaryDirectory(prefix='nanogpt-chat-') as tmp:
+        port = free_port()
+        cmd = [sys.executable, '-m', 'nanogpt', 'serve', '--out_dir', str(chat_run(Path(tmp))), '--port', str(port),
+               '--device', 'cpu']
+        url = f'http://127.0.0.1:{port}'
+        with server(cmd, f'{url}/health', SHOTS / 'serve.log', env=dict(os.environ, OMP_NUM_THREADS='1')):
+            page = browser.new_page()
+            errors, sent = [], []
+            page.on('pageerror', lambda e: errors.append(str(e)))
+            page.on('request', lambda r: sent.append(json.loads(r.post_data))
+                    if r.url.endswith('/v1/chat/completions') else None)
+            try:
+                page.goto(url + '/', timeout=30_000)
+                for n, message in enumerate(('Hello!', 'Who are you?'), 1):
+                    page.fill('#message', message)
+                    page.press('#message', 'Enter')
+                    page.wait_for_function(f"document.querySelectorAll('#messages .assistant').length === {n} && "
+                                           "document.querySelector('#status').textContent === 'done'", timeout=60_000)
+                shown = [(p.get_attribute('class'), p.text_content()) for p in page.query_selector_all('#messages p')]
+                page.screenshot(path=str(SHOTS / 'playground-chat.png'))
+            finally: page.close()
+        want = [('user', 'Hello!'), ('assistant', 'Hi'), ('user', 'Who are you?'), ('assistant', 'Hi')]
+        assert shown == want and not errors, (shown, errors)
+        assert [m['content'] for m in sent[1]['messages']] == ['Hello!', 'Hi', 'Who are you?'], sent
+        assert sent[1]['stream'] is True and 'temperature' in sent[1], sent[1]
+        print('playground chat: two messages answered in the page, the conversation sent whole')
+
+
 def on_deadline(signum, frame):
     raise TimeoutError(f'the browser test ran past its {DEADLINE_S} s deadline')
 
 
-def main(parts: list) -> int:  # which checks: 'site', 'jupyterlab'
+def main(parts: list) -> int:  # which checks: 'site', 'jupyterlab', 'playground'
     chromium = next((p for p in (shutil.which('chromium'), '/usr/bin/chromium') if p and Path(p).exists()), None)
     if chromium is None:
         if os.environ.get('NANOGPT_REQUIRE_BROWSER'):
@@ -320,7 +371,7 @@ def main(parts: list) -> int:  # which checks: 'site', 'jupyterlab'
             return 1
         print('browser test skipped: no Chromium here (apt-get install chromium runs it)')
         return 0
-    if not (SITE / 'index.html').exists():
+    if 'site' in parts and not (SITE / 'index.html').exists():
         print(f'no site in {SITE.name}/: run python .ci/make_site.py first')
         return 1
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -341,6 +392,10 @@ def main(parts: list) -> int:  # which checks: 'site', 'jupyterlab'
                     t = time.time()
                     check_jupyterlab(browser)
                     print(f'jupyterlab checks: {time.time() - t:.0f} s')
+                if 'playground' in parts:
+                    t = time.time()
+                    check_playground(browser)
+                    print(f'playground checks: {time.time() - t:.0f} s')
             finally: browser.close()
     except Exception as e:
         problems.append(f'{type(e).__name__}: {e}')
@@ -351,4 +406,4 @@ def main(parts: list) -> int:  # which checks: 'site', 'jupyterlab'
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:] or ['site', 'jupyterlab']))  # e.g. `python .ci/browser_test.py jupyterlab`
+    sys.exit(main(sys.argv[1:] or ['site', 'jupyterlab', 'playground']))  # e.g. `python .ci/browser_test.py jupyterlab`
