@@ -441,7 +441,8 @@ def _add_serve(sub):
     p = sub.add_parser('serve', help='serve a model over HTTP with an OpenAI-compatible '
                                      'completions API and a playground page',
                        description='Serve the model of a run (or of --init_from): POST '
-                                   '/v1/completions (streaming or not), GET /v1/models, GET '
+                                   '/v1/completions and, for a model with a chat template, POST '
+                                   '/v1/chat/completions (streaming or not), GET /v1/models, GET '
                                    '/health, and a playground page at /. Binds 127.0.0.1 unless '
                                    '--host says otherwise. SIGTERM finishes the requests in '
                                    'flight and exits 0. Needs `pip install "nanogpt[serve]"`.')
@@ -524,8 +525,8 @@ def build_parser() -> argparse.ArgumentParser:
     "The `nanogpt` argument parser with all its subcommands"
     from nanogpt import __version__
     parser = argparse.ArgumentParser(prog='nanogpt',
-                                     description='Prepare data, train, resume, fine-tune and '
-                                                 'sample GPT models.')
+                                     description='Prepare data, train, resume, fine-tune, '
+                                                 'sample and chat with GPT models.')
     parser.add_argument('--version', action='version', version=f'nanogpt {__version__}')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
     for add in (_add_prepare, _add_train, _add_sample, _add_chat, _add_eval, _add_export,
