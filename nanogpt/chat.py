@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import html
 import json
+import random
 import re
+import zlib
+from collections import Counter
 from dataclasses import replace
+from functools import lru_cache
 from itertools import groupby
 from pathlib import Path
 
@@ -21,9 +25,10 @@ from .errors import ConfigError, DataError, MissingError, describe
 from .model import GPT
 
 # %% auto #0
-__all__ = ['ROLES', 'CHAT_TOKENS', 'SHAREGPT_ROLES', 'SpecialTokenizer', 'chat_tokenizer', 'check_conversation',
-           'render_conversation', 'render_prompt', 'conversation_html', 'masked_loss', 'add_tokens',
-           'read_conversations', 'hf_chat_template']
+__all__ = ['ROLES', 'CHAT_TOKENS', 'SHAREGPT_ROLES', 'NUMBER_WORDS', 'TASK_KINDS', 'HELD_OUT', 'SpecialTokenizer',
+           'chat_tokenizer', 'check_conversation', 'render_conversation', 'render_prompt', 'conversation_html',
+           'masked_loss', 'add_tokens', 'read_conversations', 'hf_chat_template', 'is_held_out', 'shakespeare_tasks',
+           'task_split', 'answer_of', 'is_correct', 'task_kind']
 
 # %% ../nbs/15_chat.ipynb #cb12e36c
 def _check_special(special,  # the spellings, a list of strings
@@ -350,3 +355,102 @@ def hf_chat_template(chat: dict) -> str:  # a chat template entry, as `SpecialTo
             "{{ raise_exception('Unknown role: ' + message['role']) }}{% endif %}"
             "{{ roles[message['role']] + message['content'] + " + end + " }}{% endfor %}"
             "{% if add_generation_prompt %}{{ roles['assistant'] }}{% endif %}")
+
+# %% ../nbs/15_chat.ipynb #b9fe01a6
+NUMBER_WORDS = ('zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine',
+                'ten', 'eleven', 'twelve')  # counts in words: the plays have no digit but 3
+TASK_KINDS = ('spell', 'reverse', 'count', 'next', 'speaker')
+HELD_OUT = 0.1  # the share of questions held out from training
+
+
+def _phrases(text: str) -> list[tuple[str, str]]:  # the plays
+    "(question, answer) for each phrase of 3 plain words that occurs once, the word after it"
+    after = {}
+    for line in text.splitlines():
+        words = line.split()  # a plain word is letters only; the fourth may end in a comma
+        for i in range(len(words) - 3):
+            if all(w.isalpha() for w in words[i:i + 3]):
+                last = words[i + 3].rstrip(',.;:!?')
+                after.setdefault(tuple(words[i:i + 3]), []).append(last if last.isalpha() else '')
+    return [(f"What word follows '{' '.join(k)}'?", v[0]) for k, v in after.items()
+            if len(v) == 1 and v[0]]
+
+
+def _speakers(text: str) -> list[tuple[str, str]]:  # the plays
+    "(question, answer) for each line of 20+ characters said once, and the name that says it"
+    speeches = [s.split('\n') for s in text.split('\n\n')]
+    said = [(line, s[0][:-1]) for s in speeches if len(s) > 1 and s[0].endswith(':')
+            for line in s[1:] if len(line) >= 20]
+    once = Counter(line for line, _ in said)
+    return [(f'Who says this? {line}', name) for line, name in said if once[line] == 1]
+
+
+@lru_cache(maxsize=2)
+def _task_pools(text: str) -> dict[str, list[tuple[str, str]]]:  # the plays
+    "Every (question, answer) of each kind that `text` gives, each question once, sorted"
+    words = sorted({w.lower() for w in re.findall(r'[A-Za-z]+', text) if 3 <= len(w) <= 8})
+    return {'spell': [(f'Spell {w}.', '-'.join(w)) for w in words],
+            'reverse': [(f'Write {w} backwards.', w[::-1]) for w in words],
+            'count': [(f'How many letters are in {w}?', NUMBER_WORDS[len(w)]) for w in words],
+            'next': sorted(_phrases(text)), 'speaker': sorted(set(_speakers(text)))}
+
+
+def is_held_out(question: str,  # a user's message
+                share: float = HELD_OUT,  # the share of all questions held out
+               ) -> bool:
+    "Whether `question` is held out from training: decided by its CRC-32, the same in every call"
+    return zlib.crc32(question.encode('utf-8')) < share * 2 ** 32
+
+
+# %% ../nbs/15_chat.ipynb #f5d9392a
+def shakespeare_tasks(text: str,  # the plays (Tiny Shakespeare's input.txt)
+                      n: int,  # how many conversations
+                      seed: int = 0,  # the same seed, the same conversations
+                      kinds=TASK_KINDS,  # which kinds of question, drawn equally often
+                      part: str | None = None,  # 'train' or 'held': only that side's questions
+                     ) -> list[list[dict]]:
+    "`n` conversations, a user's question and the assistant's checkable answer, drawn from `text`"
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ConfigError(f'n is the number of conversations, a whole number >= 1; got {n!r}.')
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+    unknown = [k for k in kinds if k not in TASK_KINDS]
+    if unknown or not kinds:
+        raise ConfigError(f'Unknown task kind(s) {unknown}: choose from {list(TASK_KINDS)}.')
+    if part not in (None, 'train', 'held'):
+        raise ConfigError(f"part is None, 'train' or 'held'; got {part!r}.")
+    pools = {k: [qa for qa in _task_pools(text)[k]
+                 if part is None or is_held_out(qa[0]) == (part == 'held')] for k in kinds}
+    empty = [k for k, pool in pools.items() if not pool]
+    if empty: raise DataError(f'The text gives no {empty} questions: pass the whole plays.')
+    rng = random.Random(seed)  # its own generator: the global one is left alone
+    drawn = [rng.choice(pools[rng.choice(kinds)]) for _ in range(n)]
+    return [[{'role': 'user', 'content': q}, {'role': 'assistant', 'content': a}] for q, a in drawn]
+
+
+def task_split(conversations: list[list[dict]],  # from shakespeare_tasks
+               held_out: float = HELD_OUT,  # the share of questions held out
+              ) -> tuple[list, list]:
+    "(train, held): each conversation on the side `is_held_out` gives its first question"
+    train, held = [], []
+    for c in conversations: (held if is_held_out(c[0]['content'], held_out) else train).append(c)
+    return train, held
+
+
+def answer_of(conversation: list[dict]) -> str:  # a conversation from shakespeare_tasks
+    "The right answer: the text of the conversation's last assistant message"
+    return next(m['content'] for m in reversed(conversation) if m['role'] == 'assistant')
+
+
+def is_correct(reply: str,  # what a model answered
+               conversation: list[dict],  # the conversation it answered
+              ) -> bool:
+    "Whether `reply` is the right answer, exactly, after stripping spaces and newlines"
+    return reply.strip() == answer_of(conversation).strip()
+
+
+def task_kind(conversation: list[dict]) -> str:  # a conversation from shakespeare_tasks
+    "The kind of question of `conversation`, told by how its question begins"
+    starts = {'Spell ': 'spell', 'Write ': 'reverse', 'How many': 'count', 'What word': 'next',
+              'Who says': 'speaker'}
+    return next((k for s, k in starts.items() if conversation[0]['content'].startswith(s)), 'other')
+
