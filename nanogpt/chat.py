@@ -19,10 +19,9 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn as nn
-from torch.nn import functional as F
 
 from .errors import ConfigError, DataError, MissingError, describe
-from .model import GPT
+from .model import GPT, weighted_cross_entropy
 
 # %% auto #0
 __all__ = ['ROLES', 'CHAT_TOKENS', 'SHAREGPT_ROLES', 'NUMBER_WORDS', 'TASK_KINDS', 'HELD_OUT', 'SpecialTokenizer',
@@ -226,15 +225,13 @@ def masked_loss(logits,  # (B, T, V)
                 targets,  # (B, T) the next token ids (-1: ignored)
                 weights,  # (B, T) each target's weight: 0 not learned, 1 learned, 2 twice as much
                ):
-    "Σ w · cross-entropy / Σ w: the mean loss over the weighted targets (0 when no weight is set)"
+    "Σ w · cross-entropy / Σ w over the targets not -1: the weighted mean (0 when no weight is set)"
     if logits.shape[:-1] != targets.shape or targets.shape != weights.shape:
         raise ConfigError(f'masked_loss needs logits (B, T, V) and targets and weights (B, T); '
                           f'got {tuple(logits.shape)}, {tuple(targets.shape)}, '
                           f'{tuple(weights.shape)}.')
-    ce = F.cross_entropy(logits.flatten(0, -2), targets.flatten(), ignore_index=-1,
-                         reduction='none')  # (B * T,)
-    w = weights.flatten().to(ce.dtype)
-    return (w * ce).sum() / w.sum().clamp_min(torch.finfo(ce.dtype).tiny)
+    return weighted_cross_entropy(logits, targets, weights)  # -1 targets count nowhere
+
 
 # %% ../nbs/15_chat.ipynb #59926d5b
 def _grow_rows(weight,  # (rows, C) an embedding's or output layer's weight
