@@ -10,7 +10,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['bigram_counts', 'bigram_probs', 'bigram_nll', 'BigramLanguageModel', 'estimate_loss', 'fit', 'plot_history']
+__all__ = ['bigram_counts', 'bigram_probs', 'bigram_nll', 'BigramLanguageModel', 'batch_loss', 'estimate_loss', 'fit',
+           'plot_history']
 
 # %% ../nbs/03_bigram.ipynb #1f8ee6e7
 def bigram_counts(ids: torch.Tensor,  # a 1-d tensor of token ids
@@ -61,6 +62,14 @@ class BigramLanguageModel(nn.Module):
         return idx
 
 # %% ../nbs/03_bigram.ipynb #2e904230
+def batch_loss(model: nn.Module,  # any model with forward(idx, targets) -> (logits, loss)
+               batch: tuple,  # (x, y), or (x, y, w) from a dataset with loss weights (lesson 15)
+              ) -> torch.Tensor:
+    "The model's loss on one batch; loss weights, when the batch has them, go in by keyword"
+    x, y, *weights = batch  # (B, T) each
+    return model(x, y, **({'loss_weights': weights[0]} if weights else {}))[1]
+
+
 @torch.no_grad()
 def estimate_loss(model: nn.Module,  # any model with forward(idx, targets) -> (logits, loss)
                   loaders: dict,  # split name -> BatchLoader
@@ -71,7 +80,7 @@ def estimate_loss(model: nn.Module,  # any model with forward(idx, targets) -> (
     model.eval()
     losses = {}
     for split, loader in loaders.items():
-        total = sum(model(*loader.next_batch())[1].item() for _ in range(eval_iters))
+        total = sum(batch_loss(model, loader.next_batch()).item() for _ in range(eval_iters))
         losses[split] = total / eval_iters
     model.train(was_training)
     return losses
@@ -95,8 +104,7 @@ def fit(model: nn.Module,  # any model with forward(idx, targets) -> (logits, lo
             for k, v in [('iter', it), ('train', losses['train']), ('val', losses['val'])]:
                 history[k].append(v)
         if it == max_iters: break
-        x, y = train_loader.next_batch()  # (B, T), (B, T)
-        _, loss = model(x, y)
+        loss = batch_loss(model, train_loader.next_batch())
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
