@@ -25,32 +25,43 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 from fastcore.basics import patch
 
+from nanogpt.chat import (
+    SpecialTokenizer,
+    chat_tokenizer,
+    read_conversations,
+    render_conversation,
+    shakespeare_tasks,
+)
 from nanogpt.data import (
     DATASET_FILES,
     DATASETS,
     DOCS_DTYPE,
+    TEST_FILE,
     WEIGHTS_DTYPE,
     check_vocab_size,
     dataset_files,
     dataset_folder,
+    fetch_checked,
     prepare,
+    read_corpus,
     shown_name,
     tiny_shakespeare,
     to_token_array,
     token_dtype,
 )
 
-from .chat import SpecialTokenizer, chat_tokenizer, read_conversations, render_conversation
 from .errors import ConfigError, DataError, MissingError, describe, os_error_message
 from .files import put_files, require, sha256_file, staged_folder, write_file_set
 from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta
 
 # %% auto #0
 __all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHARS', 'HF_NAME', 'RECORD_SUFFIXES', 'CHAT_KEYS',
-           'safe_cut', 'spool_pipes', 'hf_name', 'hf_dataset_rows', 'corpus_files', 'is_hf_dataset', 'Reader',
-           'tiktoken_names', 'corpus_tokenizer', 'train_bpe_fast', 'bpe_trainer', 'corpus_bpe', 'check_key_terms',
-           'key_term_mask', 'encode_task', 'separator_ids', 'document_starts', 'default_name', 'prepare_corpus',
-           'is_chat_file', 'chat_records', 'ChatReader', 'prepare_chat', 'prepare_dataset']
+           'INSTRUCTIONS_URL', 'INSTRUCTIONS_SHA256', 'CHAT_DATASETS', 'SHAKESPEARE_CHAT', 'safe_cut', 'spool_pipes',
+           'hf_name', 'hf_dataset_rows', 'corpus_files', 'is_hf_dataset', 'Reader', 'tiktoken_names',
+           'corpus_tokenizer', 'train_bpe_fast', 'bpe_trainer', 'corpus_bpe', 'check_key_terms', 'key_term_mask',
+           'encode_task', 'separator_ids', 'document_starts', 'default_name', 'prepare_corpus', 'is_chat_file',
+           'chat_records', 'ChatReader', 'chat_files', 'prepare_chat', 'instruction_data', 'book_split',
+           'shakespeare_chat_split', 'prepare_builtin_chat', 'prepare_dataset']
 
 # %% ../nbs/engine/14_corpora.ipynb #525fac90
 BLOCK_BYTES = 1 << 22  # 4 MiB: one read, and about one tokenization task
@@ -758,16 +769,17 @@ def chat_records(source) -> tuple[list, str]:  # a chat file or a Hugging Face c
 
 
 class ChatReader(Reader):
-    "The messages of conversations, for a tokenizer to learn from; whole conversations to a split"
-    def __init__(self, source, conversations: list, val_fraction: float):
-        super().__init__(source, [], 'text', val_fraction, None)
-        self.conversations = conversations
+    "The messages of conversations already split, for a tokenizer to learn from"
+    def __init__(self, source, splits: dict):  # split -> its conversations
+        super().__init__(source, [], 'text', 0.1, None)
+        self.splits = splits
 
     def single_text(self) -> bool: return False
 
     def __iter__(self) -> Iterator[tuple]:
-        for k, messages in enumerate(self.conversations):
-            for m in messages: yield 'val' if self.is_val(k) else 'train', m['content'], False
+        for split, conversations in self.splits.items():
+            for messages in conversations:
+                for m in messages: yield split, m['content'], False
 
 
 def _key_weights(tok, messages: list, weights: list, terms: tuple, key_weight: int) -> np.ndarray:
@@ -790,6 +802,40 @@ def _packed(rendered: list,  # one split's conversations, [(ids, weights), ...]
             'docs': starts.tobytes()}
 
 # %% ../nbs/engine/14_corpora.ipynb #46f8d28f
+def chat_files(tok,  # the chat tokenizer
+               kind: str,  # its base as prepare names it: 'bpe' keeps merges in BPE_FILE
+               splits: dict,  # 'train' and 'val' -> their conversations
+               source: str,  # what was prepared, as meta.json shows it
+               source_sha256: str,  # the SHA-256 of the data read
+               terms: tuple = (),  # `check_key_terms`'s
+               key_weight: int = 2,  # their weight in the loss (the rest of a reply: 1)
+               **more,  # more fields of meta.json
+              ) -> dict:
+    "The files of a chat dataset for `write_file_set`: each split's conversations rendered, packed"
+    rendered = {split: [] for split in splits}
+    for split, conversations in splits.items():
+        for messages in conversations:
+            ids, weights = render_conversation(tok, messages)
+            if terms: weights = _key_weights(tok, messages, weights, terms, key_weight)
+            rendered[split].append((ids, weights))
+    parts = {split: _packed(r, token_dtype(tok.vocab_size)) for split, r in rendered.items()}
+    return dataset_files(
+        tok, kind, {split: p['splits'] for split, p in parts.items()}, source, source_sha256,
+        trainer=bpe_trainer() if kind == 'bpe' else None,
+        weights={split: p['weights'] for split, p in parts.items()},
+        docs={split: p['docs'] for split, p in parts.items()},
+        documents={split: len(r) for split, r in rendered.items()},
+        longest_conversation=max(len(ids) for r in rendered.values() for ids, _ in r), **more)
+
+
+def _chat_settings(key_terms, key_weight, val_fraction, vocab_size) -> tuple:
+    "The key terms, once each, after every setting of a chat dataset is checked"
+    if not 0 < val_fraction < 1:
+        raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
+    check_vocab_size(vocab_size)
+    return check_key_terms(key_terms, key_weight)
+
+
 def prepare_chat(source,  # a chat file (OpenAI messages JSONL, Alpaca JSON, ShareGPT) or hf:NAME
                  data_dir='data',  # the root of the datasets
                  name: str | None = None,  # its folder in data_dir (default: the file's stem)
@@ -801,31 +847,96 @@ def prepare_chat(source,  # a chat file (OpenAI messages JSONL, Alpaca JSON, Sha
                 ) -> Path:
     """A chat dataset: the conversations rendered with the chat template, packed back to back,
     the loss on the replies alone; written as one set"""
-    terms = check_key_terms(key_terms, key_weight)
-    if not 0 < val_fraction < 1:
-        raise ConfigError(f'val_fraction must be between 0 and 1, got {val_fraction}.')
-    check_vocab_size(vocab_size)
+    terms = _chat_settings(key_terms, key_weight, val_fraction, vocab_size)
     folder = dataset_folder(data_dir, default_name(source) if name is None else name)
     records, source_sha256 = chat_records(source)
-    reader = ChatReader(source, read_conversations(records), val_fraction)
-    tok = chat_tokenizer(corpus_tokenizer(tokenizer, reader, vocab_size))
-    rendered = {'train': [], 'val': []}
-    for k, messages in enumerate(reader.conversations):
-        ids, weights = render_conversation(tok, messages)
-        if terms: weights = _key_weights(tok, messages, weights, terms, key_weight)
-        rendered['val' if reader.is_val(k) else 'train'].append((ids, weights))
-    if not all(rendered.values()):
-        raise DataError(f'{source} holds {len(reader.conversations)} conversation(s): too few to '
+    conversations, picker = read_conversations(records), Reader(source, [], '', val_fraction, None)
+    splits = {'train': [], 'val': []}
+    for k, messages in enumerate(conversations):
+        splits['val' if picker.is_val(k) else 'train'].append(messages)
+    if not all(splits.values()):
+        raise DataError(f'{source} holds {len(conversations)} conversation(s): too few to '
                         f'give validation one at val_fraction={val_fraction}. Add conversations, '
                         'or pass a larger --val_fraction.')
-    parts = {split: _packed(r, token_dtype(tok.vocab_size)) for split, r in rendered.items()}
-    files = dataset_files(
-        tok, tokenizer, {split: p['splits'] for split, p in parts.items()}, shown_name(source),
-        source_sha256, trainer=bpe_trainer() if tokenizer == 'bpe' else None,
-        weights={split: p['weights'] for split, p in parts.items()},
-        docs={split: p['docs'] for split, p in parts.items()},
-        documents={split: len(r) for split, r in rendered.items()},
-        longest_conversation=max(len(ids) for r in rendered.values() for ids, _ in r))
+    tok = chat_tokenizer(corpus_tokenizer(tokenizer, ChatReader(source, splits), vocab_size))
+    files = chat_files(tok, tokenizer, splits, shown_name(source), source_sha256, terms, key_weight)
+    return write_file_set(folder, files, drop=DATASET_FILES)
+
+# %% ../nbs/engine/14_corpora.ipynb #31eec893
+INSTRUCTIONS_URL = ('https://raw.githubusercontent.com/rasbt/LLMs-from-scratch/'
+                    '28c65cdfbc3338e2e040016eea4b7fdf556e4d57/ch07/01_main-chapter-code/'
+                    'instruction-data.json')
+INSTRUCTIONS_SHA256 = '7e09a9af353722ca15c18bc580f093f9c39d3178335a75177319cb1e1d163944'
+CHAT_DATASETS = {'shakespeare_chat': 'char', 'instructions': 'gpt2'}  # -> its base tokenizer
+SHAKESPEARE_CHAT = (10_000, 500)  # shakespeare_chat's conversations: train and val; held out
+
+
+def instruction_data(data_dir='data',  # root of the datasets
+                     name: str = 'instructions',  # folder to use
+                     src=None,  # a local copy to use instead of downloading
+                    ) -> Path:
+    """Path of LLMs-from-scratch's instruction-data.json in `data_dir/name`: from `src`,
+    the copy there, or a download"""
+    dest = Path(data_dir) / name / 'instruction-data.json'
+    manual = (f'Put it there by hand: download {INSTRUCTIONS_URL} on a machine with network and '
+              f'copy it to {dest} (sha256 {INSTRUCTIONS_SHA256}).')
+    return fetch_checked(dest, INSTRUCTIONS_URL, INSTRUCTIONS_SHA256,
+                         "LLMs-from-scratch's instruction-data.json", manual, src)
+
+
+def book_split(conversations: list) -> dict:
+    "LLMs-from-scratch chapter 7's split in file order: 85% train, the next 10% test, 5% val"
+    train, test = int(len(conversations) * 0.85), int(len(conversations) * 0.1)
+    return {'train': conversations[:train], 'val': conversations[train + test:],
+            'test': conversations[train:train + test]}
+
+
+def shakespeare_chat_split(text: str,  # the plays
+                           val_fraction: float,  # the share of the trained questions to val
+                          ) -> dict:
+    "shakespeare_chat's conversations: train and val from the trained questions, test held out"
+    n, held = SHAKESPEARE_CHAT
+    conversations, cut = shakespeare_tasks(text, n, part='train'), int(n * (1 - val_fraction))
+    return {'train': conversations[:cut], 'val': conversations[cut:],
+            'test': shakespeare_tasks(text, held, seed=1, part='held')}
+
+# %% ../nbs/engine/14_corpora.ipynb #cd3dc8ac
+def _refuse_special(source, special_tokens):
+    "A chat dataset's messages are always text: --special_tokens is refused"
+    if special_tokens:
+        raise ConfigError(f'{source} is a chat dataset, whose messages are always text: a '
+                          "spelling such as [DOC] in one must not become a token (a user's "
+                          'message could forge it). Leave out --special_tokens.')
+
+
+def prepare_builtin_chat(source,  # a key of CHAT_DATASETS
+                         data_dir='data',  # the root of the datasets
+                         name: str | None = None,  # its folder in data_dir (default: `source`)
+                         tokenizer: str | None = None,  # the base (default: CHAT_DATASETS')
+                         vocab_size: int | None = None,  # with tokenizer='bpe': its vocabulary
+                         val_fraction: float = 0.1,  # shakespeare_chat: this share to val
+                         src=None,  # a local copy of its source (checked by sha256)
+                         key_terms: list | None = None,  # terms whose tokens weigh more
+                         key_weight: int = 2,  # their weight in the loss
+                        ) -> Path:
+    """A built-in chat dataset as `prepare_chat` writes one, and `test.jsonl`: held-out
+    conversations (OpenAI messages) whose questions are in neither split"""
+    terms = _chat_settings(key_terms, key_weight, val_fraction, vocab_size)
+    folder, kind = dataset_folder(data_dir, name or source), tokenizer or CHAT_DATASETS[source]
+    if source == 'instructions':
+        path = instruction_data(data_dir, folder.name, src)
+        splits, vocabulary = book_split(read_conversations(path)), None
+    else:  # shakespeare_char's vocabulary: the characters of the plays
+        path = tiny_shakespeare(data_dir, folder.name, src)
+        text = read_corpus(path)
+        splits = shakespeare_chat_split(text, val_fraction)
+        vocabulary = {'train': [[{'role': 'user', 'content': text}]]}
+    test = splits.pop('test')
+    base = corpus_tokenizer(kind, ChatReader(source, vocabulary or splits), vocab_size)
+    files = chat_files(chat_tokenizer(base), kind, splits, shown_name(path), sha256_file(path),
+                       terms, key_weight, held_out=len(test))
+    files[TEST_FILE] = ''.join(json.dumps({'messages': m}, ensure_ascii=False) + '\n'
+                               for m in test).encode()
     return write_file_set(folder, files, drop=DATASET_FILES)
 
 # %% ../nbs/engine/14_corpora.ipynb #9efcba0f
@@ -848,9 +959,14 @@ def prepare_dataset(source,  # a built-in dataset or anything `prepare_corpus` r
                    ) -> Path:
     "What `nanogpt prepare` runs: built-in datasets via lesson 02's `prepare`, the rest streamed"
     if not str(source).strip():  # Path('') is the current folder: never read it unasked
-        raise ConfigError('No dataset given: pass a built-in dataset '
-                          '(shakespeare_char, shakespeare), a file, a folder, a glob or hf:NAME.')
+        raise ConfigError('No dataset given: pass a built-in dataset (shakespeare_char, '
+                          'shakespeare, shakespeare_chat, instructions), a file, a folder, a '
+                          'glob or hf:NAME.')
     weighed = {'special_tokens': special_tokens, 'key_terms': key_terms, 'key_weight': key_weight}
+    if str(source) in CHAT_DATASETS:
+        _refuse_special(source, special_tokens)
+        return prepare_builtin_chat(str(source), data_dir, name, tokenizer, vocab_size,
+                                    val_fraction, src, key_terms, key_weight)
     if str(source) in DATASETS and not (special_tokens or key_terms):
         return prepare(source, data_dir, name=name, tokenizer=tokenizer, vocab_size=vocab_size,
                        val_fraction=val_fraction, src=src)
@@ -865,10 +981,7 @@ def prepare_dataset(source,  # a built-in dataset or anything `prepare_corpus` r
         raise ConfigError('Preparing a corpus needs --tokenizer: char, bpe (with --vocab_size) '
                           'or a tiktoken encoding such as gpt2 or cl100k_base.')
     if is_chat_file(source, text_field):
-        if special_tokens:
-            raise ConfigError(f'{source} is a chat file, whose messages are always text: a '
-                              "spelling such as [DOC] in one must not become a token (a user's "
-                              'message could forge it). Leave out --special_tokens.')
+        _refuse_special(source, special_tokens)
         return prepare_chat(source, data_dir, name=name, tokenizer=tokenizer,
                             vocab_size=vocab_size, val_fraction=val_fraction,
                             key_terms=key_terms, key_weight=key_weight)

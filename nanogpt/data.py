@@ -33,11 +33,12 @@ from .tokenizers import get_tokenizer, tokenizer_from_meta, tokenizer_id
 __getattr__ = moved(__name__, {'atomic_file': 'nanogpt.files'})  # lesson 02's before 0.2
 
 # %% auto #0
-__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'MAX_VOCAB_SIZE', 'BPE_FILE',
-           'WEIGHTS_DTYPE', 'DOCS_DTYPE', 'SPLIT_FILES', 'DATASET_FILES', 'CURRICULA', 'CURRICULUM_START', 'download',
-           'tiny_shakespeare', 'read_corpus_digest', 'read_corpus', 'token_dtype', 'check_vocab_size', 'to_token_array',
-           'dataset_folder', 'shown_name', 'dataset_files', 'prepare', 'course_copy', 'scratch_dataset', 'load_meta',
-           'load_tokenizer', 'check_tokenizer', 'LengthCurriculum', 'BatchLoader']
+__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'SHAKESPEARE_FOLDERS', 'MAX_VOCAB_SIZE',
+           'BPE_FILE', 'WEIGHTS_DTYPE', 'DOCS_DTYPE', 'SPLIT_FILES', 'TEST_FILE', 'DATASET_FILES', 'CURRICULA',
+           'CURRICULUM_START', 'download', 'fetch_checked', 'tiny_shakespeare', 'read_corpus_digest', 'read_corpus',
+           'token_dtype', 'check_vocab_size', 'to_token_array', 'dataset_folder', 'shown_name', 'dataset_files',
+           'prepare', 'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer',
+           'LengthCurriculum', 'BatchLoader']
 
 # %% ../nbs/02_data.ipynb #aed55318
 SHAKESPEARE_URL = ('https://raw.githubusercontent.com/karpathy/char-rnn/master/'
@@ -45,6 +46,7 @@ SHAKESPEARE_URL = ('https://raw.githubusercontent.com/karpathy/char-rnn/master/'
 SHAKESPEARE_SHA256 = '86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed'
 SHAKESPEARE_BYTES = 1_115_394
 DATASETS = {'shakespeare_char': 'char', 'shakespeare': 'gpt2'}  # built-in dataset -> tokenizer
+SHAKESPEARE_FOLDERS = (*DATASETS, 'shakespeare_chat')  # datasets that keep a copy of the text
 
 
 def download(url: str,  # where from
@@ -66,6 +68,31 @@ def _manual_instructions(dest: Path) -> str:
             f'copy it to {dest} ({SHAKESPEARE_BYTES:,} bytes, sha256 {SHAKESPEARE_SHA256}).')
 
 
+def fetch_checked(dest: Path,  # where the file is kept
+                  url: str,  # its canonical address
+                  sha256: str,  # its checksum
+                  what: str,  # its name, for messages
+                  manual: str,  # how to put it there by hand
+                  src=None,  # a local copy to use instead of downloading
+                  siblings: list = (),  # other copies that may be there, used if they check
+                 ) -> Path:
+    "`dest`: from `src`, the copy there, a sibling, or a download; each checked by its sha256"
+    if src is not None:
+        if not Path(src).exists(): raise MissingError(f'No such file: {src}. {manual}')
+        if sha256_file(src) != sha256: raise DataError(f'{src} is not {what} (sha256 mismatch).')
+    for candidate in ([Path(src)] if src is not None else []) + [dest] + list(siblings):
+        if not candidate.exists(): continue
+        if sha256_file(candidate) != sha256:
+            if candidate == dest:
+                raise DataError(f'{dest} is not {what} (sha256 mismatch). '
+                                f'Delete it to download it again, or replace it. {manual}')
+            continue
+        if candidate != dest: atomic_write_bytes(dest, candidate.read_bytes())
+        return dest
+    try: return download(url, dest, sha256)
+    except OSError as e: raise MissingError(f'Could not download {what} ({e}). {manual}') from e
+
+
 def tiny_shakespeare(data_dir='data',  # root of the datasets
                      name: str = 'shakespeare_char',  # folder to use
                      src=None,  # a local copy to use instead of downloading
@@ -73,27 +100,10 @@ def tiny_shakespeare(data_dir='data',  # root of the datasets
     """Path of Tiny Shakespeare at `data_dir/name/input.txt`: from `src`, the copy there,
     a sibling dataset's, or a download"""
     dest = Path(data_dir) / name / 'input.txt'
-    if src is not None:
-        if not Path(src).exists():
-            raise MissingError(f'No such file: {src}. {_manual_instructions(dest)}')
-        if sha256_file(src) != SHAKESPEARE_SHA256:
-            raise DataError(f'{src} is not Tiny Shakespeare (sha256 mismatch).')
-    siblings = [Path(data_dir) / other / 'input.txt' for other in DATASETS if other != name]
-    for candidate in ([Path(src)] if src is not None else []) + [dest] + siblings:
-        if not candidate.exists(): continue
-        if sha256_file(candidate) != SHAKESPEARE_SHA256:
-            if candidate == dest:
-                raise DataError(f'{dest} is not Tiny Shakespeare (sha256 mismatch). '
-                                'Delete it to download it again, or replace it. '
-                                f'{_manual_instructions(dest)}')
-            continue
-        if candidate != dest: atomic_write_bytes(dest, candidate.read_bytes())
-        return dest
-    try:
-        return download(SHAKESPEARE_URL, dest, SHAKESPEARE_SHA256)
-    except OSError as e:
-        raise MissingError(f'Could not download Tiny Shakespeare ({e}). '
-                           f'{_manual_instructions(dest)}') from e
+    siblings = [Path(data_dir) / other / 'input.txt' for other in SHAKESPEARE_FOLDERS
+                if other != name]
+    return fetch_checked(dest, SHAKESPEARE_URL, SHAKESPEARE_SHA256, 'Tiny Shakespeare',
+                         _manual_instructions(dest), src, siblings)
 
 # %% ../nbs/02_data.ipynb #2bc53e68
 def read_corpus_digest(path) -> tuple[str, str]:
@@ -177,8 +187,9 @@ WEIGHTS_DTYPE = np.uint8  # a target's loss weight: 0 not learned, 1 normal, 2 a
 DOCS_DTYPE = np.uint64  # a document's first token, in the split's file of ids
 SPLIT_FILES = ('{split}.bin', '{split}.weights.bin', '{split}.docs.bin')  # ids, weights, starts
 # all of an older set goes
+TEST_FILE = 'test.jsonl'  # a built-in chat dataset's held-out conversations
 DATASET_FILES = (*(f.format(split=s) for s in ('train', 'val') for f in SPLIT_FILES),
-                 'meta.json', BPE_FILE)
+                 'meta.json', BPE_FILE, TEST_FILE)
 
 
 def _tokenizer_meta(tok, files: dict, kind: str, trainer: str | None) -> dict:
