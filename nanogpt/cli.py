@@ -37,9 +37,11 @@ def _add_prepare(sub):
                        description='Tokenize a dataset, streaming: a text file splits at 90%% of '
                                    'its length; documents (records, files) split whole, each '
                                    'ending in <|endoftext|>.')
-    p.add_argument('dataset', help="'shakespeare_char', 'shakespeare', a text file, a folder or "
-                                   "glob of text, JSON Lines or Parquet files, hf:NAME (pip "
-                                   "install \"nanogpt[data]\"), or a save_to_disk folder")
+    p.add_argument('dataset', help="'shakespeare_char', 'shakespeare', the chat datasets "
+                                   "'shakespeare_chat' and 'instructions', a text file, a chat "
+                                   'file, a folder or glob of text, JSON Lines or Parquet files, '
+                                   'hf:NAME (pip install "nanogpt[data]"), or a save_to_disk '
+                                   'folder')
     p.add_argument('--src', help='a local copy of the source text for a built-in dataset (checked '
                                  'by sha256)')
     p.add_argument('--data_dir', default='data', help='root folder of the datasets (default: data)')
@@ -229,13 +231,36 @@ def _add_eval(sub):
     p.add_argument('--stride', type=int, default=None,
                    help='how far each window moves (default: half the context)')
     p.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ... (default: auto)")
+    p.add_argument('--tasks', default=None,
+                   help="a chat file of held-out conversations, such as a built-in chat dataset's "
+                        'test.jsonl: the share of them the model answers right')
+    p.add_argument('--max_new_tokens', type=int, default=64,
+                   help='with --tasks: the longest reply, in tokens (default: 64)')
     p.add_argument('--json', action='store_true', help='print one JSON object instead of a table')
     p.set_defaults(run=_run_eval)
+
+
+def _run_tasks(args):
+    "`nanogpt eval --tasks FILE`: the share of the file's questions answered right"
+    from nanogpt.evaluate import evaluate_answers
+    from nanogpt.runtime import resolve_device
+    if args.file is not None or args.dataset is not None:
+        raise ConfigError('--tasks scores the answers to the conversations of a file: '
+                          'leave out --file and --dataset.')
+    figures = evaluate_answers(_source(args), args.tasks, resolve_device(args.device),
+                               args.max_new_tokens)
+    if args.json: return print(json.dumps(figures))
+    print(f"{figures['tasks']}: {figures['correct']:,} of {figures['n']:,} answered right, "
+          f"accuracy {figures['accuracy']:.4f}")
+    for e in figures['examples'][:3]:
+        verdict = 'right' if e['correct'] else f"expected {e['answer']!r}"
+        print(f"  {e['question']!r} -> {e['reply']!r} ({verdict})")
 
 
 def _run_eval(args):
     from nanogpt.evaluate import evaluate_run
     from nanogpt.runtime import resolve_device
+    if args.tasks is not None: return _run_tasks(args)
     dataset_dir = Path(args.data_dir) / args.dataset if args.dataset else None
     figures = evaluate_run(_source(args), args.split, args.file, args.stride,
                            resolve_device(args.device), dataset_dir)
@@ -243,6 +268,9 @@ def _run_eval(args):
     where = figures.get('file') or f"{figures['split']} split of {figures['dataset']}"
     print(f"{where}: {figures['tokens']:,} targets, {figures['bytes']:,} bytes, context "
           f"{figures['context']}, stride {figures['stride']}")
+    if figures.get('weighted'):
+        print("  each target weighed by the dataset's loss weights: a chat dataset's replies "
+              'alone, as fine-tuning trains on them')
     for key, label in (('loss', 'loss (nats per token)'), ('perplexity', 'perplexity'),
                        ('bits_per_byte', 'bits per byte'), ('accuracy', 'top-1 accuracy'),
                        ('top5_accuracy', 'top-5 accuracy'),

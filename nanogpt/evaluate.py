@@ -20,12 +20,16 @@ from nanogpt.checkpoint import (
     read_run_config,
 )
 
-from .data import check_tokenizer, load_meta, read_corpus
+from .chat import answer_of, is_correct, read_conversations
+from .data import WEIGHTS_DTYPE, check_tokenizer, load_meta, read_corpus
 from .errors import ConfigError
+from .sample import Engine, Sampling, check_sampling_value
+from .talk import fit_prompt, stop_ids
 
 # %% auto #0
 __all__ = ['window_ends', 'score_tokens', 'token_bytes', 'calibration', 'summarize', 'evaluate_ids', 'split_ids',
-           'evaluate_split', 'evaluate_text', 'batch_loss', 'estimate_losses', 'run_config', 'evaluate_run']
+           'evaluate_split', 'evaluate_text', 'batch_loss', 'estimate_losses', 'run_config', 'evaluate_run',
+           'answer_accuracy', 'evaluate_answers']
 
 # %% ../nbs/10_evaluation.ipynb #e670d3f4
 def window_ends(n_targets: int,  # targets to score: ids[1:] of a text of n_targets + 1 tokens
@@ -82,10 +86,14 @@ def score_tokens(model,  # any model with forward(idx, targets) -> (logits (B, T
 # %% ../nbs/10_evaluation.ipynb #e23593e5
 def token_bytes(tokenizer,  # any of lesson 01's tokenizers
                 ids,  # token ids
+                weights: torch.Tensor | None = None,  # (N,) each token counted this many times
                ) -> int:
     """The UTF-8 bytes the tokens `ids` stand for
     (a BPE token can be part of a character: its own bytes, not a decoded string)"""
-    return len(tokenizer.decode_bytes([int(i) for i in ids]))
+    if weights is None: return len(tokenizer.decode_bytes([int(i) for i in ids]))
+    kinds, which = np.unique(np.asarray(ids), return_inverse=True)
+    sizes = np.array([len(tokenizer.decode_bytes([int(i)])) for i in kinds])[which]
+    return int((sizes * weights.numpy()).sum())
 
 
 def calibration(confidence: torch.Tensor,  # (N,) the probability of each first choice
@@ -101,28 +109,33 @@ def calibration(confidence: torch.Tensor,  # (N,) the probability of each first 
 
 
 def summarize(scores: dict,  # what `score_tokens` returned
-              n_bytes: int,  # the UTF-8 bytes of the targets
+              n_bytes: int,  # the UTF-8 bytes of the targets (each counted its weight's times)
+              weights: torch.Tensor | None = None,  # (N,) each target's loss weight (None: 1)
              ) -> dict:
-    "Loss, perplexity, bits per byte, top-1 and top-5 accuracy, calibration error, targets, bytes"
-    total = scores['nll'].sum().item()
-    loss = total / len(scores['nll'])
+    """Loss, perplexity, bits per byte, top-1 and top-5 accuracy, calibration error, targets, bytes;
+    each target weighed by `weights`, those of weight 0 left out"""
+    w = torch.ones(len(scores['nll']), dtype=torch.float64) if weights is None else weights.double()
+    def mean(values): return ((w * values.double()).sum() / w.sum()).item()
+    total, kept = (w * scores['nll']).sum().item(), w > 0
+    loss = total / w.sum().item()
     return {'loss': loss, 'perplexity': math.exp(loss),
             'bits_per_byte': total / (math.log(2) * n_bytes),
-            'accuracy': scores['top1'].float().mean().item(),
-            'top5_accuracy': scores['top5'].float().mean().item(),
-            'calibration_error': calibration(scores['confidence'], scores['top1'])[0],
-            'tokens': len(scores['nll']), 'bytes': n_bytes}
+            'accuracy': mean(scores['top1']), 'top5_accuracy': mean(scores['top5']),
+            'calibration_error': calibration(scores['confidence'][kept], scores['top1'][kept])[0],
+            'tokens': int(kept.sum()), 'bytes': n_bytes}
 
 # %% ../nbs/10_evaluation.ipynb #e5b8c67e
 def evaluate_ids(model,  # a GPT (or any model `score_tokens` takes)
                  tokenizer,  # its tokenizer, to count bytes
                  ids: torch.Tensor,  # (N,) token ids
                  stride: int | None = None,  # as `score_tokens`
+                 weights: torch.Tensor | None = None,  # (N - 1,) each target's weight (None: 1)
                 ) -> dict:
     "The figures of `summarize` for every target of `ids`, plus the stride and context used"
     context = model.config.block_size
     if stride is None: stride = max(1, context // 2)
-    result = summarize(score_tokens(model, ids, stride=stride), token_bytes(tokenizer, ids[1:]))
+    n_bytes = token_bytes(tokenizer, ids[1:], weights)
+    result = summarize(score_tokens(model, ids, stride=stride), n_bytes, weights)
     return {**result, 'stride': stride, 'context': context}
 
 
@@ -144,10 +157,15 @@ def evaluate_split(model,  # a GPT
                    split: str = 'val',  # 'train' or 'val'
                    stride: int | None = None,  # as `score_tokens`
                   ) -> dict:
-    """The figures of `evaluate_ids` on every token of a prepared split,
+    """The figures of `evaluate_ids` on every token of a prepared split, each target weighed by
+    the dataset's loss weights if it has them (a chat dataset: the replies, as SFT trains);
     refused if the dataset's tokenizer is not `tokenizer`"""
-    check_tokenizer(dataset_dir, tokenizer.to_meta())
-    return evaluate_ids(model, tokenizer, split_ids(dataset_dir, split), stride)
+    meta = check_tokenizer(dataset_dir, tokenizer.to_meta())
+    ids = split_ids(dataset_dir, split)
+    if not meta.get('weights'): return evaluate_ids(model, tokenizer, ids, stride)
+    weights = np.fromfile(Path(dataset_dir) / f'{split}.weights.bin', dtype=WEIGHTS_DTYPE)
+    weights = torch.from_numpy(weights[1:].astype(np.float64))  # those of the targets
+    return {**evaluate_ids(model, tokenizer, ids, stride, weights), 'weighted': True}
 
 
 def evaluate_text(model,  # a GPT
@@ -214,3 +232,51 @@ def evaluate_run(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, o
         dataset_dir = Path(config.get('data_dir', 'data')) / config['dataset']
     result = evaluate_split(model, tokenizer, dataset_dir, split, stride)
     return {**result, 'split': split, 'dataset': str(dataset_dir)}
+
+# %% ../nbs/10_evaluation.ipynb #e85e06d1
+@torch.no_grad()
+def answer_accuracy(model,  # a GPT whose tokenizer has a chat template
+                    tokenizer,  # its tokenizer
+                    conversations: list,  # [[{'role', 'content'}, ...]], each ending in its answer
+                    max_new_tokens: int = 64,  # the longest reply, in tokens
+                    slots: int = 16,  # the most replies decoded together
+                   ) -> dict:
+    """The share of the conversations whose last user message the model answers right (greedy,
+    `chat.is_correct`): 'accuracy', 'n', 'correct' and 'examples' (question, answer, reply, right)"""
+    stops = stop_ids(tokenizer)
+    max_new_tokens = check_sampling_value('max_new_tokens', max_new_tokens)
+    if not conversations: raise ConfigError('No conversations to answer: pass a file of them.')
+    engine, greedy, examples = Engine(model, slots=slots), Sampling(temperature=0), []
+    room = min(max_new_tokens, engine.block_size // 2)
+    waiting, rows = list(conversations), []
+    was_training = model.training
+    model.eval()
+    while waiting or rows:
+        while waiting and len(rows) < slots:
+            messages = waiting.pop(0)
+            last = max(i for i, m in enumerate(messages) if m['role'] == 'user')
+            ids = fit_prompt(tokenizer, messages[:last + 1], engine.block_size, room)[0]
+            row = engine.add(ids, greedy, None, stops, max_new_tokens)
+            rows.append((row, len(ids), messages, messages[last]['content']))
+        engine.step()
+        for row, start, messages, question in [r for r in rows if r[0].done]:
+            if row.error is not None: raise row.error
+            reply = tokenizer.decode([t for t in row.seq[start:] if t not in stops])
+            examples.append({'question': question, 'answer': answer_of(messages), 'reply': reply,
+                             'correct': is_correct(reply, messages)})
+        rows = [r for r in rows if not r[0].done]
+    model.train(was_training)
+    correct = sum(e['correct'] for e in examples)
+    return {'accuracy': correct / len(examples), 'n': len(examples), 'correct': correct,
+            'examples': examples}
+
+
+def evaluate_answers(source,  # a run's out_dir, a GPT-2 name, or a Hugging Face dir
+                     tasks,  # a chat file of held-out conversations, such as a test.jsonl
+                     device: str = 'cpu',  # where to run the model
+                     max_new_tokens: int = 64,  # the longest reply, in tokens
+                    ) -> dict:
+    "`answer_accuracy` of a saved model on the conversations of the file `tasks`"
+    model, tokenizer = load_model(source, device)
+    conversations = read_conversations(tasks)
+    return {**answer_accuracy(model, tokenizer, conversations, max_new_tokens), 'tasks': str(tasks)}
