@@ -494,7 +494,8 @@ def check_key_terms(key_terms,  # the terms to weigh, a list of strings, or None
     if isinstance(key_terms, str) or not all(
             isinstance(t, str) and t.strip() and '\n' not in t for t in key_terms):
         raise ConfigError(f'--key_terms must be a list of terms, each non-empty text on one line, '
-                          f'e.g. --key_terms plaintiff "due process"; got {key_terms!r:.80}.')
+                          'given on the command line comma-separated, e.g. '
+                          f"--key_terms 'plaintiff,due process'; got {key_terms!r:.80}.")
     if isinstance(key_weight, bool) or not isinstance(key_weight, int) or not 0 <= key_weight < 256:
         raise ConfigError(f'--key_weight must be a whole number from 0 to 255 (a weights file '
                           f'holds bytes), got {key_weight!r}: e.g. --key_weight 2.')
