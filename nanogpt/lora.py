@@ -24,16 +24,19 @@ from nanogpt.checkpoint import (
     load_checkpoint,
 )
 
+from .chat import add_tokens
 from .errors import CheckpointError, ConfigError, MissingError
 from .files import atomic_write_bytes
 from .model import GPT
 from .pretrained import clean_state_dict
+from .runs import train_new_tokens
 from .train import SingleProcess, TrainConfig, train
 
 # %% auto #0
 __all__ = ['LORA_TARGETS', 'PEFT_PREFIX', 'PEFT_FILES', 'LoRALinear', 'parse_targets', 'apply_lora', 'lora_layers',
            'delta_weight', 'merge_lora', 'unmerge_lora', 'merge_and_unload', 'check_lora_config', 'lora_record',
-           'prepare_lora', 'train_lora', 'load_lora', 'save_peft_adapter', 'export_peft', 'load_peft_adapter']
+           'prepare_lora', 'train_lora', 'load_lora', 'trained_beside', 'save_peft_adapter', 'export_peft',
+           'load_peft_adapter']
 
 # %% ../nbs/13_lora.ipynb #8db2ba30
 class LoRALinear(nn.Linear):
@@ -222,7 +225,8 @@ def train_lora(cfg: TrainConfig,  # the run's settings, with lora_rank and init_
 def load_lora(source,  # the out_dir of a LoRA run
               device: str = 'cpu',  # where the model goes
              ) -> tuple:
-    "(model with its adapters, in eval mode; the checkpoint's `lora` record; its tokenizer entry)"
+    """(model with its adapters, in eval mode, as it trained: a vocabulary grown for new tokens
+    trains its embedding beside them; the checkpoint's `lora` record; its tokenizer entry)"""
     path = find_checkpoint(source) if Path(source).is_dir() else None
     if path is None:
         raise MissingError(f'{source} holds no checkpoint: '
@@ -235,17 +239,28 @@ def load_lora(source,  # the out_dir of a LoRA run
     model = apply_lora(build_model(checkpoint), record['rank'], record['alpha'], record['dropout'],
                        record['targets'])
     model.load_state_dict(clean_state_dict(checkpoint['model']))
+    if checkpoint.get('new_tokens'): train_new_tokens(model)  # as `train` did
     return model.to(device).eval(), record, checkpoint['tokenizer']
 
 # %% ../nbs/13_lora.ipynb #3b591014
 PEFT_PREFIX = 'base_model.model.'  # where peft's PeftModel puts the wrapped model's modules
 
 
+def trained_beside(model: nn.Module,  # a model with adapters
+                  ) -> dict:
+    """Name -> weight of each module besides the adapters that trains: a grown vocabulary's
+    token embedding and head (peft's `modules_to_save`)"""
+    return {name: module.weight for name, module in model.named_modules()
+            if not isinstance(module, LoRALinear) and getattr(module, 'weight', None) is not None
+            and module.weight.requires_grad}
+
+
 def save_peft_adapter(model: nn.Module,  # a model with adapters (one rank and alpha)
                       path,  # the folder to write
                       base: str | None = None,  # the base model's name or folder, recorded for peft
                      ) -> Path:
-    "Write the adapters in peft's layout: adapter_config.json and adapter_model.safetensors"
+    """Write the adapters in peft's layout: adapter_config.json and adapter_model.safetensors;
+    modules that trained beside them (`trained_beside`) go whole, as peft's `modules_to_save`"""
     layers = lora_layers(model)
     if not layers:
         raise ConfigError('The model has no adapters to save (apply_lora or train_lora first).')
@@ -256,12 +271,15 @@ def save_peft_adapter(model: nn.Module,  # a model with adapters (one rank and a
     tensors = {f'{PEFT_PREFIX}{name}.lora_{m}.weight':
                getattr(layer, f'lora_{m}').detach().cpu().contiguous()
                for name, layer in layers.items() for m in 'AB'}
+    whole = trained_beside(model)  # the same tensor twice when tied: peft keeps a copy of each
+    tensors |= {f'{PEFT_PREFIX}{name}.weight': weight[:model.config.vocab_size].detach().cpu()
+                .clone() for name, weight in whole.items()}  # no padding rows
     config = {'peft_type': 'LORA', 'task_type': 'CAUSAL_LM', 'base_model_name_or_path': base,
               'r': first.rank, 'lora_alpha': first.alpha, 'lora_dropout': first.lora_dropout.p,
               'fan_in_fan_out': True, 'bias': 'none',
               'target_modules': sorted({name.rsplit('.', 1)[-1] for name in layers}),
               'use_rslora': False, 'use_dora': False, 'init_lora_weights': True,
-              'inference_mode': True, 'modules_to_save': None}
+              'inference_mode': True, 'modules_to_save': sorted(whole) or None}
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path / 'adapter_model.safetensors', save(tensors, metadata={'format': 'pt'}))
@@ -286,7 +304,8 @@ def export_peft(source,  # the out_dir of a LoRA run
 def load_peft_adapter(model: GPT,  # the base model the adapter was trained on (changed in place)
                       path,  # a folder with peft's adapter_config.json, adapter_model.safetensors
                      ) -> GPT:
-    "Put the LoRA adapters of a peft folder on `model`; returns the model"
+    """Put the LoRA adapters of a peft folder on `model`, and its token embedding and head if it
+    saved them (`modules_to_save`, the vocabulary grown to theirs); returns the model"""
     path = Path(path)
     if not all((path / name).is_file() for name in PEFT_FILES):
         raise MissingError(f'{path} is not a peft adapter: '
@@ -294,17 +313,26 @@ def load_peft_adapter(model: GPT,  # the base model the adapter was trained on (
     config = json.loads((path / 'adapter_config.json').read_text())
     ours = (('peft_type', 'LORA'), ('bias', 'none'), ('use_rslora', False), ('use_dora', False))
     unsupported = [f'{k}={config.get(k)!r}' for k, value in ours if config.get(k, value) != value]
-    patterns = ('rank_pattern', 'alpha_pattern', 'modules_to_save', 'layers_to_transform')
+    patterns = ('rank_pattern', 'alpha_pattern', 'layers_to_transform')
     unsupported += [k for k in patterns if config.get(k)]
     if unsupported:
         raise CheckpointError(f"{path} uses peft settings nanogpt's LoRA layer does not have: "
                               f'{", ".join(unsupported)}.')
     saved = load_file(path / 'adapter_model.safetensors')
     tensors = {k.removeprefix(PEFT_PREFIX).removesuffix('.weight'): v for k, v in saved.items()}
+    whole = {k: tensors.pop(k) for k in list(tensors) if not k.endswith(('.lora_A', '.lora_B'))}
+    if set(whole) - {'transformer.wte', 'lm_head'}:
+        raise CheckpointError(f'{path} saves whole modules nanogpt cannot take: {sorted(whole)} '
+                              '(the token embedding and the head only).')
     # 'transformer.h.0.attn.c_attn.lora_A' -> 'c_attn'
     kinds = sorted({k.rsplit('.', 2)[-2] for k in tensors})
     if set(kinds) - set(LORA_TARGETS):
         raise CheckpointError(f'{path} adapts layers a GPT does not have: {kinds}.')
+    rows = {weight.size(0) for weight in whole.values()}
+    if rows and max(rows) > model.config.vocab_size: add_tokens(model, max(rows))  # new tokens
+    if rows - {model.config.vocab_size}:
+        raise CheckpointError(f'{path} holds embeddings of {sorted(rows)} tokens, and the model '
+                              f'has {model.config.vocab_size}: pass the base it was trained on.')
     apply_lora(model, config['r'], config['lora_alpha'], config.get('lora_dropout', 0.0), kinds)
     state = model.state_dict()
     wanted = [k for k in state if k.endswith(('.lora_A', '.lora_B'))]
@@ -313,4 +341,6 @@ def load_peft_adapter(model: GPT,  # the base model the adapter was trained on (
                               f'missing {sorted(set(wanted) - set(tensors))[:3]}, '
                               f'unexpected {sorted(set(tensors) - set(wanted))[:3]}.')
     model.load_state_dict({**state, **tensors})
+    with torch.no_grad():
+        for name, weight in whole.items(): model.get_submodule(name).weight[:len(weight)] = weight
     return model
