@@ -252,6 +252,8 @@ def _run_tasks(args):
     if args.json: return print(json.dumps(figures))
     print(f"{figures['tasks']}: {figures['correct']:,} of {figures['n']:,} answered right, "
           f"accuracy {figures['accuracy']:.4f}")
+    if figures['too_long']:
+        print(f"  {figures['too_long']:,} longer than the model's context: not asked, counted wrong")
     for e in figures['examples'][:3]:
         verdict = 'right' if e['correct'] else f"expected {e['answer']!r}"
         print(f"  {e['question']!r} -> {e['reply']!r} ({verdict})")

@@ -20,9 +20,9 @@ from nanogpt.checkpoint import (
     read_run_config,
 )
 
-from .chat import answer_of, is_correct, read_conversations
+from .chat import answer_of, check_conversation, is_correct, read_conversations
 from .data import WEIGHTS_DTYPE, check_tokenizer, load_meta, read_corpus
-from .errors import ConfigError
+from .errors import ConfigError, DataError
 from .sample import Engine, Sampling, check_sampling_value
 from .talk import fit_prompt, stop_ids
 
@@ -234,6 +234,32 @@ def evaluate_run(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, o
     return {**result, 'split': split, 'dataset': str(dataset_dir)}
 
 # %% ../nbs/10_evaluation.ipynb #e85e06d1
+def _asked(tokenizer, messages: list, block_size: int, room: int) -> tuple:
+    """(the last user message of a conversation that ends in its answer, the prompt that asks it:
+    None when it is longer than the context)"""
+    check_conversation(messages)
+    users = [i for i, m in enumerate(messages) if m['role'] == 'user']
+    if not users: raise DataError('A conversation to answer needs a user message: add one.')
+    question = messages[users[-1]]['content']
+    try: return question, fit_prompt(tokenizer, messages[:users[-1] + 1], block_size, room)[0]
+    except DataError: return question, None  # the only one left: longer than the context
+
+
+def _replies(engine: Engine, slots: int, prompts: list, stops, max_new_tokens: int) -> dict:
+    "{k: the greedy reply's ids} for each (k, prompt ids) of `prompts`, decoded together as rows"
+    greedy, waiting, rows, replies = Sampling(temperature=0), list(prompts), [], {}
+    while waiting or rows:
+        while waiting and len(rows) < slots:
+            k, ids = waiting.pop(0)
+            rows.append((engine.add(ids, greedy, None, stops, max_new_tokens), k, len(ids)))
+        engine.step()
+        for row, k, start in [r for r in rows if r[0].done]:
+            if row.error is not None: raise row.error
+            replies[k] = [t for t in row.seq[start:] if t not in stops]
+        rows = [r for r in rows if not r[0].done]
+    return replies
+
+
 @torch.no_grad()
 def answer_accuracy(model,  # a GPT whose tokenizer has a chat template
                     tokenizer,  # its tokenizer
@@ -242,33 +268,27 @@ def answer_accuracy(model,  # a GPT whose tokenizer has a chat template
                     slots: int = 16,  # the most replies decoded together
                    ) -> dict:
     """The share of the conversations whose last user message the model answers right (greedy,
-    `chat.is_correct`): 'accuracy', 'n', 'correct' and 'examples' (question, answer, reply, right)"""
+    `chat.is_correct`): 'accuracy', 'n', 'correct', 'too_long' (questions longer than the context,
+    counted wrong) and 'examples' (question, answer, reply, correct), in the given order"""
     stops = stop_ids(tokenizer)
     max_new_tokens = check_sampling_value('max_new_tokens', max_new_tokens)
     if not conversations: raise ConfigError('No conversations to answer: pass a file of them.')
-    engine, greedy, examples = Engine(model, slots=slots), Sampling(temperature=0), []
+    engine = Engine(model, slots=slots)
     room = min(max_new_tokens, engine.block_size // 2)
-    waiting, rows = list(conversations), []
+    asked = [_asked(tokenizer, m, engine.block_size, room) for m in conversations]
+    prompts = [(k, ids) for k, (_, ids) in enumerate(asked) if ids is not None]
     was_training = model.training
     model.eval()
-    while waiting or rows:
-        while waiting and len(rows) < slots:
-            messages = waiting.pop(0)
-            last = max(i for i, m in enumerate(messages) if m['role'] == 'user')
-            ids = fit_prompt(tokenizer, messages[:last + 1], engine.block_size, room)[0]
-            row = engine.add(ids, greedy, None, stops, max_new_tokens)
-            rows.append((row, len(ids), messages, messages[last]['content']))
-        engine.step()
-        for row, start, messages, question in [r for r in rows if r[0].done]:
-            if row.error is not None: raise row.error
-            reply = tokenizer.decode([t for t in row.seq[start:] if t not in stops])
-            examples.append({'question': question, 'answer': answer_of(messages), 'reply': reply,
-                             'correct': is_correct(reply, messages)})
-        rows = [r for r in rows if not r[0].done]
-    model.train(was_training)
+    try: replies = _replies(engine, slots, prompts, stops, max_new_tokens)
+    finally: model.train(was_training)
+    examples = []
+    for k, ((question, _), messages) in enumerate(zip(asked, conversations)):
+        reply = tokenizer.decode(replies[k]) if k in replies else None
+        examples.append({'question': question, 'answer': answer_of(messages), 'reply': reply,
+                         'correct': reply is not None and is_correct(reply, messages)})
     correct = sum(e['correct'] for e in examples)
     return {'accuracy': correct / len(examples), 'n': len(examples), 'correct': correct,
-            'examples': examples}
+            'too_long': len(examples) - len(replies), 'examples': examples}
 
 
 def evaluate_answers(source,  # a run's out_dir, a GPT-2 name, or a Hugging Face dir
