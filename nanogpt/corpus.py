@@ -925,6 +925,9 @@ def prepare_builtin_chat(source,  # a key of CHAT_DATASETS
     terms = _chat_settings(key_terms, key_weight, val_fraction, vocab_size)
     folder, kind = dataset_folder(data_dir, name or source), tokenizer or CHAT_DATASETS[source]
     if source == 'instructions':
+        if val_fraction != 0.1:  # prepare's default
+            raise ConfigError('instructions is split as LLMs-from-scratch splits it (85% train, '
+                              '10% test, 5% val): leave out --val_fraction.')
         path = instruction_data(data_dir, folder.name, src)
         splits, vocabulary = book_split(read_conversations(path)), None
     else:  # shakespeare_char's vocabulary: the characters of the plays
