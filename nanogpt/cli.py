@@ -253,7 +253,8 @@ def _run_tasks(args):
     print(f"{figures['tasks']}: {figures['correct']:,} of {figures['n']:,} answered right, "
           f"accuracy {figures['accuracy']:.4f}")
     if figures['too_long']:
-        print(f"  {figures['too_long']:,} longer than the model's context: not asked, counted wrong")
+        print(f"  {figures['too_long']:,} longer than the model's context: "
+              'not asked, counted wrong')
     for e in figures['examples'][:3]:
         verdict = 'right' if e['correct'] else f"expected {e['answer']!r}"
         print(f"  {e['question']!r} -> {e['reply']!r} ({verdict})")

@@ -771,7 +771,10 @@ def chat_records(source) -> tuple[list, str]:  # a chat file or a Hugging Face c
 
 class ChatReader(Reader):
     "The messages of conversations already split, for a tokenizer to learn from"
-    def __init__(self, source, splits: dict):  # split -> its conversations
+    def __init__(self,
+                 source,  # the chat file or dataset, as meta.json names it
+                 splits: dict,  # split -> its conversations
+                ):
         super().__init__(source, [], 'text', 0.1, None)
         self.splits = splits
 
