@@ -309,8 +309,9 @@ def evaluate_and_save(run: Run,  # the run, at an evaluation point
     improved = evaluation['val'] < run.best_val_loss
     run.best_val_loss = min(run.best_val_loss, evaluation['val'])
     cadence.val_loss = evaluation['val']
-    save(run, *cadence.files_to_save(improved, final or cadence.reached_goal))
-    if cadence.reached_goal: reached_goal(run, evaluation['val'])
+    at_target = cadence.reached_goal  # the validation loss is at or below target_val_loss
+    save(run, *cadence.files_to_save(improved, final or at_target))
+    if at_target: reached_goal(run, evaluation['val'])
     cadence.evaluated(time.perf_counter() - started)
     return evaluation
 
