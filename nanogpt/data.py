@@ -336,8 +336,10 @@ def load_meta(dataset_dir) -> dict:
     "The checked `meta.json` of the prepared dataset in `dataset_dir`, its tokenizer entry complete"
     dataset_dir = Path(dataset_dir)
     path = dataset_dir / 'meta.json'
-    hint = ('Prepare it first, e.g. '
-            f'`nanogpt prepare shakespeare_char --data_dir {dataset_dir.parent}`.')
+    # a built-in dataset's own name, or a file prepared under this name
+    hint = (f'Prepare it first: `nanogpt prepare {dataset_dir.name} --data_dir '
+            f'{dataset_dir.parent}` for a built-in dataset, else `nanogpt prepare FILE '
+            f'--name {dataset_dir.name} --data_dir {dataset_dir.parent}`.')
     if not dataset_dir.exists():
         with contextlib.suppress(OSError): clean_leftovers(dataset_dir)  # a prepare killed mid-swap
     if not path.exists():

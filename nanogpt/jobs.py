@@ -21,9 +21,11 @@ from nanogpt.sample import (
     seeded_generator,
 )
 
+from .chat import read_conversations
 from .checkpoint import find_checkpoint, load_model
 from .config import TrainConfig, TrainOptions, default_preset, resolve_run
-from .data import DATASETS, load_meta, prepare
+from .corpus import CHAT_DATASETS, prepare_dataset
+from .data import DATASETS, load_meta
 from .distributed import Distributed
 from .errors import ConfigError, DataError, MissingError, TrainingError
 from .files import read_source
@@ -84,13 +86,18 @@ def read_prompt(start: str,  # the prompt, or FILE:path
 def _silent(*args, **kwargs): pass
 
 
+def _built_in(dataset: str) -> bool:
+    "Whether `nanogpt prepare` knows `dataset` by name (and `nanogpt train` prepares it)"
+    return dataset in DATASETS or dataset in CHAT_DATASETS
+
+
 def _prepared(cfg, parallel: Distributed, say) -> Path:
     """The run's dataset folder, preparing a built-in dataset the first time (one process prepares;
     the others wait in train)"""
     dataset_dir = Path(cfg.data_dir) / cfg.dataset
-    if parallel.is_main and cfg.dataset in DATASETS and not (dataset_dir / 'meta.json').exists():
+    if parallel.is_main and _built_in(cfg.dataset) and not (dataset_dir / 'meta.json').exists():
         say(f'preparing {cfg.dataset} in {dataset_dir}', flush=True)
-        prepare(cfg.dataset, cfg.data_dir)
+        prepare_dataset(cfg.dataset, cfg.data_dir)
     return dataset_dir
 
 
@@ -152,11 +159,30 @@ def _closing(cfg, result: dict, options: TrainOptions, dataset_dir: Path, device
             f"loss {figures['loss']:.4f}, perplexity {figures['perplexity']:.2f}, "
             f"{figures['bits_per_byte']:.3f} bits per byte, accuracy {figures['accuracy']:.1%}; "
             f'{cfg.out_dir}/eval.json')
-    if options.sample_tokens:
-        tokenizer = load_model(cfg.out_dir)[1]  # the run's own, whatever the dataset holds now
-        say('--- sample ---')
-        prompt = _sample_prompt(tokenizer)
-        say(sample_text(result['model'], tokenizer, prompt, options.sample_tokens))
+    if not options.sample_tokens: return
+    tokenizer = load_model(cfg.out_dir)[1]  # the run's own, whatever the dataset holds now
+    if getattr(tokenizer, 'chat', None) is not None:  # a chat model answers a question
+        return _sample_reply(result['model'], tokenizer, dataset_dir, options.sample_tokens,
+                             cfg.seed, say)
+    say('--- sample ---')
+    prompt = _sample_prompt(tokenizer)
+    say(sample_text(result['model'], tokenizer, prompt, options.sample_tokens))
+
+
+def _sample_reply(model,  # the trained GPT
+                  tokenizer,  # its tokenizer, with a chat template
+                  dataset_dir: Path,  # its dataset: a held-out question from test.jsonl, if any
+                  tokens: int,  # the longest reply
+                  seed: int,  # the run's: the same run gives the same reply
+                  say,  # where the job speaks
+                 ):
+    "A chat model's sample: its reply to the first held-out question of its dataset, or a greeting"
+    held_out, question = dataset_dir / 'test.jsonl', 'Hello!'
+    if held_out.is_file():
+        first = read_conversations(held_out)[0]
+        question = next(m['content'] for m in first if m['role'] == 'user')
+    chat = Conversation(model.eval(), tokenizer, max_new_tokens=tokens, seed=seed)
+    say(f"--- a reply ---\nuser: {question}\nassistant: {''.join(chat.reply(question))}")
 
 # %% ../nbs/engine/12_jobs.ipynb #de252a62
 def _prepare_and_fit(cfg: TrainConfig,  # checked settings, from `resolve_run`
@@ -171,7 +197,7 @@ def _prepare_and_fit(cfg: TrainConfig,  # checked settings, from `resolve_run`
     "What a run's settings need of its data: the dataset prepared, then a time budget's choices"
     dataset_dir = _prepared(cfg, parallel, say)
     if options.dry_run: return {}
-    if parallel.is_main or cfg.dataset not in DATASETS:  # said before any run
+    if parallel.is_main or not _built_in(cfg.dataset):  # said before any run
         load_meta(dataset_dir)
     if not cfg.time_budget: return {}
     return fit_budget(cfg, explicit, named, started, device, dataset_dir, say, options.closing_eval)
