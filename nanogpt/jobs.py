@@ -279,6 +279,18 @@ def _pieces(model, tokenizer, idx: torch.Tensor, max_new_tokens: int, sampling: 
 SAMPLE_DEFAULTS = Sampling(temperature=0.8, top_k=200)  # nanoGPT's sample.py's; nanogpt sample's
 
 
+def _prompt_ids(tokenizer,  # the model's
+                text: str,  # the prompt
+               ) -> list[int]:
+    "The ids of a prompt; a special token spelled in it is refused, as tiktoken refuses one"
+    spelled = [token for token in getattr(tokenizer, 'special', ()) if token in text]
+    if spelled:
+        raise ConfigError(f'--start spells {spelled[0]}, a special token of this model: a prompt '
+                          'is text, and text never becomes a special token (lesson 15). Talk to '
+                          'a chat model with `nanogpt chat "MESSAGE"`, or leave it out.')
+    return tokenizer.encode(text)
+
+
 def sample_job(source: str,  # what model_source returned
                start: str = '\n',  # the prompt, or FILE:path
                num_samples: int = 3,  # how many samples
@@ -297,7 +309,7 @@ def sample_job(source: str,  # what model_source returned
     device = resolve_device(device)
     generator = seeded_generator(seed, device, '--seed')
     model, tokenizer = _sampling_model(source, device, quantize, compile, say)
-    prompt = tokenizer.encode(read_prompt(start))
+    prompt = _prompt_ids(tokenizer, read_prompt(start))
     idx = torch.tensor([prompt], dtype=torch.long, device=device)  # (1, T)
     if idx.size(1) == 0:
         raise ConfigError('The prompt is empty: pass --start with at least one character.')
