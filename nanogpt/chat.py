@@ -25,9 +25,9 @@ from .model import GPT, weighted_cross_entropy
 
 # %% auto #0
 __all__ = ['ROLES', 'CHAT_TOKENS', 'SHAREGPT_ROLES', 'NUMBER_WORDS', 'TASK_KINDS', 'HELD_OUT', 'SpecialTokenizer',
-           'chat_tokenizer', 'check_conversation', 'render_conversation', 'render_prompt', 'conversation_html',
-           'masked_loss', 'add_tokens', 'read_conversations', 'hf_chat_template', 'is_held_out', 'shakespeare_tasks',
-           'task_split', 'answer_of', 'is_correct', 'task_kind']
+           'chat_tokenizer', 'check_conversation', 'chat_template', 'render_conversation', 'render_prompt',
+           'conversation_html', 'masked_loss', 'add_tokens', 'read_conversations', 'hf_chat_template', 'is_held_out',
+           'shakespeare_tasks', 'task_split', 'answer_of', 'is_correct', 'task_kind']
 
 # %% ../nbs/15_chat.ipynb #cb12e36c
 def _check_special(special,  # the spellings, a list of strings
@@ -165,13 +165,22 @@ def check_conversation(messages,  # [{'role': 'system'|'user'|'assistant', 'cont
                         'learn: add the answer as a message with the role assistant.')
 
 # %% ../nbs/15_chat.ipynb #98b00917
+def chat_template(tok) -> dict:  # a tokenizer
+    "The chat entry of `tok`'s template; a ConfigError for a tokenizer that has none"
+    chat = getattr(tok, 'chat', None)
+    if chat is None:
+        raise ConfigError('This tokenizer has no chat template: its model continues text, it does '
+                          'not answer. Give it one with chat_tokenizer(base) and add_tokens, or '
+                          'fine-tune the model on a chat dataset (nanogpt prepare FILE.jsonl, then '
+                          'nanogpt train --init_from=RUN --dataset=NAME).')
+    return chat
+
+
 def _template(tok) -> tuple[dict, int]:  # a tokenizer
     "The ids of the role tokens of `tok`'s chat template, and the id of its end-of-turn token"
-    if not isinstance(tok, SpecialTokenizer) or tok.chat is None:
-        raise ConfigError('This tokenizer has no chat template: make one with chat_tokenizer(base),'
-                          ' and give the model its new tokens with add_tokens.')
-    roles = {role: tok.token_id(t) for role, t in tok.chat['roles'].items()}
-    return roles, tok.token_id(tok.chat['end'])
+    chat = chat_template(tok)
+    roles = {role: tok.token_id(t) for role, t in chat['roles'].items()}
+    return roles, tok.token_id(chat['end'])
 
 
 def _render(tok: SpecialTokenizer,  # a tokenizer with a chat template

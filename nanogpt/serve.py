@@ -26,13 +26,13 @@ import torch
 from fastcore.basics import patch
 
 from . import sample as sampling  # its checks: sampling.check_sampling_value, ...
-from .chat import check_conversation
+from .chat import chat_template, check_conversation
 from .errors import ConfigError, DataError, NanoGPTError, describe
 from .export import quantize_model
 from .files import moved, require
 from .runtime import available_memory, human
 from .sample import Engine, Row, Sampling, TextStream
-from .talk import chat_template, fit_prompt, stop_ids
+from .talk import fit_prompt, stop_ids
 
 __getattr__ = moved(__name__, {'held_back': 'nanogpt.sample'})  # the server's until lesson 07's
 

@@ -12,26 +12,15 @@ import torch
 import torch.nn.functional as F
 from fastcore.basics import patch
 
-from .chat import check_conversation, render_prompt
+from .chat import chat_template, check_conversation, render_prompt
 from .errors import ConfigError, DataError
 from .model import GPT, GPTConfig
 from .sample import Engine, Sampling, TextStream, check_sampling_value, seeded_generator
 
 # %% auto #0
-__all__ = ['chat_template', 'stop_ids', 'toy_chat_model', 'fit_prompt', 'Conversation']
+__all__ = ['stop_ids', 'toy_chat_model', 'fit_prompt', 'Conversation']
 
 # %% ../nbs/engine/15_talk.ipynb #b1c3b3d9
-def chat_template(tok) -> dict:  # a tokenizer
-    "The chat entry of `tok`'s template; a ConfigError for a tokenizer that has none"
-    chat = getattr(tok, 'chat', None)
-    if chat is None:
-        raise ConfigError("This model's tokenizer has no chat template: the model continues text "
-                          '(nanogpt sample), it does not answer. Fine-tune it on a chat dataset '
-                          'first (nanogpt prepare FILE.jsonl, then nanogpt train --init_from=RUN '
-                          '--dataset=NAME).')
-    return chat
-
-
 def stop_ids(tok) -> frozenset:  # a tokenizer with a chat template
     "The ids that end a reply: `<|end|>`, and the role tokens (a turn the model must not write)"
     chat = chat_template(tok)
