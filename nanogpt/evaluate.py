@@ -27,9 +27,9 @@ from .sample import Engine, Sampling, check_sampling_value
 from .talk import fit_prompt, stop_ids
 
 # %% auto #0
-__all__ = ['window_ends', 'score_tokens', 'token_bytes', 'calibration', 'summarize', 'evaluate_ids', 'split_ids',
-           'evaluate_split', 'evaluate_text', 'batch_loss', 'estimate_losses', 'run_config', 'evaluate_run',
-           'answer_accuracy', 'evaluate_answers']
+__all__ = ['window_ends', 'score_tokens', 'special_ids', 'text_tokens', 'token_bytes', 'calibration', 'summarize', 'evaluate_ids',
+           'split_ids', 'evaluate_split', 'evaluate_text', 'batch_loss', 'estimate_losses', 'run_config',
+           'evaluate_run', 'answer_accuracy', 'evaluate_answers']
 
 # %% ../nbs/10_evaluation.ipynb #e670d3f4
 def window_ends(n_targets: int,  # targets to score: ids[1:] of a text of n_targets + 1 tokens
@@ -84,16 +84,35 @@ def score_tokens(model,  # any model with forward(idx, targets) -> (logits (B, T
     return {key: torch.cat(parts) for key, parts in columns.items()}
 
 # %% ../nbs/10_evaluation.ipynb #e23593e5
-def token_bytes(tokenizer,  # any of lesson 01's tokenizers
-                ids,  # token ids
+def special_ids(tokenizer,  # any of lesson 01's tokenizers, or lesson 15's SpecialTokenizer
+               ) -> list[int]:
+    "The ids of the tokens that stand for no text: `<|endoftext|>`, a BPE's and a chat's own tokens"
+    base = getattr(tokenizer, 'base', tokenizer)  # the tokenizer special tokens were added to
+    ids = set(getattr(base, 'special_tokens', {}).values())  # a BPE trained in lesson 01
+    if getattr(base, 'eot_token', None) is not None: ids.add(base.eot_token)
+    return sorted(ids | {tokenizer.token_id(s) for s in getattr(tokenizer, 'special', ())})
+
+
+def text_tokens(tokenizer,  # any of lesson 01's tokenizers, or lesson 15's SpecialTokenizer
+                ids,  # (N,) token ids
+               ) -> torch.Tensor:
+    "(N,) True where a token stands for text, False for a special token (`special_ids`)"
+    ids = torch.as_tensor(ids, dtype=torch.long)
+    return ~torch.isin(ids, torch.tensor(special_ids(tokenizer), dtype=torch.long))
+
+
+def token_bytes(tokenizer,  # any of lesson 01's tokenizers, or lesson 15's SpecialTokenizer
+                ids,  # (N,) token ids
                 weights: torch.Tensor | None = None,  # (N,) each token counted this many times
                ) -> int:
-    """The UTF-8 bytes the tokens `ids` stand for
+    """The UTF-8 bytes of the text the tokens `ids` stand for, a special token none
     (a BPE token can be part of a character: its own bytes, not a decoded string)"""
-    if weights is None: return len(tokenizer.decode_bytes([int(i) for i in ids]))
-    kinds, which = np.unique(np.asarray(ids), return_inverse=True)
+    ids = torch.as_tensor(ids, dtype=torch.long)
+    text = text_tokens(tokenizer, ids)  # (N,)
+    if weights is None: return len(tokenizer.decode_bytes(ids[text].tolist()))
+    kinds, which = np.unique(ids[text].numpy(), return_inverse=True)
     sizes = np.array([len(tokenizer.decode_bytes([int(i)])) for i in kinds])[which]
-    return int((sizes * weights.numpy()).sum())
+    return int((sizes * weights[text].numpy()).sum())
 
 
 def calibration(confidence: torch.Tensor,  # (N,) the probability of each first choice
@@ -111,15 +130,17 @@ def calibration(confidence: torch.Tensor,  # (N,) the probability of each first 
 def summarize(scores: dict,  # what `score_tokens` returned
               n_bytes: int,  # the UTF-8 bytes of the targets (each counted its weight's times)
               weights: torch.Tensor | None = None,  # (N,) each target's loss weight (None: 1)
+              text: torch.Tensor | None = None,  # (N,) False: a special token (None: all text)
              ) -> dict:
     """Loss, perplexity, bits per byte, top-1 and top-5 accuracy, calibration error, targets, bytes;
-    each target weighed by `weights`, those of weight 0 left out"""
+    each target weighed by `weights`, those of weight 0 left out; bits per byte of `text` alone"""
     w = torch.ones(len(scores['nll']), dtype=torch.float64) if weights is None else weights.double()
     def mean(values): return ((w * values.double()).sum() / w.sum()).item()
     total, kept = (w * scores['nll']).sum().item(), w > 0
+    of_text = total if text is None else (w * scores['nll'])[text].sum().item()
     loss = total / w.sum().item()
     return {'loss': loss, 'perplexity': math.exp(loss),
-            'bits_per_byte': total / (math.log(2) * n_bytes),
+            'bits_per_byte': of_text / (math.log(2) * n_bytes) if n_bytes else math.nan,
             'accuracy': mean(scores['top1']), 'top5_accuracy': mean(scores['top5']),
             'calibration_error': calibration(scores['confidence'][kept], scores['top1'][kept])[0],
             'tokens': int(kept.sum()), 'bytes': n_bytes}
@@ -135,7 +156,8 @@ def evaluate_ids(model,  # a GPT (or any model `score_tokens` takes)
     context = model.config.block_size
     if stride is None: stride = max(1, context // 2)
     n_bytes = token_bytes(tokenizer, ids[1:], weights)
-    result = summarize(score_tokens(model, ids, stride=stride), n_bytes, weights)
+    text = text_tokens(tokenizer, ids[1:])  # (N - 1,) the targets bits per byte counts
+    result = summarize(score_tokens(model, ids, stride=stride), n_bytes, weights, text)
     return {**result, 'stride': stride, 'context': context}
 
 
