@@ -191,7 +191,7 @@ def _add_train(sub):
 
 
 def _run_train(args):
-    from nanogpt.config import parse_train_command
+    from nanogpt.config import Asked, parse_train_command
     from nanogpt.jobs import train_job
     from nanogpt.runtime import configure_process, resolve_device
     as_json = '--json' in args.settings  # with --dry_run=True: the estimate as one JSON object
@@ -201,10 +201,8 @@ def _run_train(args):
         raise ConfigError('--json prints the estimate of a dry run: pass it with --dry_run=True.')
     # the command opts the process into what training wants (the machine notebook)
     configure_process(resolve_device(cfg.device))
-    explicit = {arg[2:].split('=', 1)[0] for arg in settings if arg.startswith('--')}
-    named = bool(settings) and not settings[0].startswith('--')  # a preset or config file
     say = _to_stderr if as_json else print  # stdout: the JSON alone
-    return train_job(cfg, options, explicit, named, args.started, as_json, say)
+    return train_job(cfg, options, Asked.of(settings), args.started, as_json, say)
 
 
 def _to_stderr(*args, **kwargs): print(*args, **{**kwargs, 'file': sys.stderr})

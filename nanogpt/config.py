@@ -25,7 +25,7 @@ from .runtime import resolve_device
 # %% auto #0
 __all__ = ['PRESETS', 'MODERN_LAYOUT', 'SHAPE_KEYS', 'SCRATCH_SHAPE', 'TYPE_NAMES', 'DEFAULT_BUDGET', 'FINE_TUNE', 'TrainConfig',
            'preset', 'check_config', 'TrainOptions', 'field_types', 'check_value', 'parse_value', 'read_config_file',
-           'resumed_settings', 'default_preset', 'parse_train_command', 'parse_train_args', 'config_help',
+           'resumed_settings', 'default_preset', 'parse_train_command', 'parse_train_args', 'Asked', 'config_help',
            'start_config', 'starting_shape', 'ResolvedConfig', 'resolve_run']
 
 # %% ../nbs/engine/11_config.ipynb #3744f328
@@ -447,6 +447,19 @@ def parse_train_args(args: list):  # [PRESET or CONFIG_FILE] then --key=value, n
                           '`nanogpt train` command, not of the run: read them with '
                           'parse_train_command.')
     return cfg
+
+# %% ../nbs/engine/11_config.ipynb #7869b4eb
+@dataclass(frozen=True)
+class Asked:
+    "What a command named itself, which a time budget's choices leave as they are"
+    flags: frozenset = frozenset()  # the keys set as --key=value
+    named: bool = False  # whether a preset or config file was named: its shape stands
+
+    @classmethod
+    def of(cls, args: list):  # the arguments of `nanogpt train`: [PRESET or FILE] --key=value...
+        "What `nanogpt train ARGS` named: its flags' keys, and a preset or file before them"
+        flags = frozenset(arg[2:].split('=', 1)[0] for arg in args if arg.startswith('--'))
+        return cls(flags, named=bool(args) and not args[0].startswith('--'))
 
 # %% ../nbs/engine/11_config.ipynb #f7865910
 def config_help(cfg=None,  # the TrainConfig whose values to show (default: its defaults)

@@ -23,7 +23,7 @@ from nanogpt.sample import (
 
 from .chat import read_conversations
 from .checkpoint import find_checkpoint, load_model
-from .config import TrainConfig, TrainOptions, default_preset, resolve_run
+from .config import Asked, TrainConfig, TrainOptions, default_preset, resolve_run
 from .corpus import CHAT_DATASETS, prepare_dataset
 from .data import DATASETS, load_meta
 from .distributed import Distributed
@@ -187,8 +187,7 @@ def _sample_reply(model,  # the trained GPT
 # %% ../nbs/engine/12_jobs.ipynb #de252a62
 def _prepare_and_fit(cfg: TrainConfig,  # checked settings, from `resolve_run`
                      options: TrainOptions,  # what the command does around the run
-                     explicit: set,  # the keys set as flags: a time budget's shape leaves them be
-                     named: bool,  # whether a preset or config file was named: its shape stands
+                     asked: Asked,  # what the command named: a time budget leaves it be
                      started: float,  # time.monotonic() when the command started
                      device: str,  # a resolved device
                      parallel: Distributed,  # the processes
@@ -200,13 +199,12 @@ def _prepare_and_fit(cfg: TrainConfig,  # checked settings, from `resolve_run`
     if parallel.is_main or not _built_in(cfg.dataset):  # said before any run
         load_meta(dataset_dir)
     if not cfg.time_budget: return {}
-    return fit_budget(cfg, explicit, named, started, device, dataset_dir, say, options.closing_eval)
+    return fit_budget(cfg, asked, started, device, dataset_dir, say, options.closing_eval)
 
 
 def train_job(cfg: TrainConfig,  # the run's settings
               options: TrainOptions = TrainOptions(),  # what the command does around the run
-              explicit: set = frozenset(),  # keys set as flags: a budget's shape leaves them be
-              named: bool = False,  # whether a preset or config file was named: its shape stands
+              asked: Asked = Asked(),  # what the command named: a time budget leaves it be
               # time.monotonic() when the command started: a budget counts from there
               started: float | None = None,
               as_json: bool = False,  # with a dry run: the estimate as one JSON object
@@ -217,7 +215,7 @@ def train_job(cfg: TrainConfig,  # the run's settings
     parallel = Distributed.from_env()
     if not parallel.is_main: say = _silent  # under torchrun, one process talks
     device = resolve_device(cfg.device)
-    fit = functools.partial(_prepare_and_fit, options=options, explicit=set(explicit), named=named,
+    fit = functools.partial(_prepare_and_fit, options=options, asked=asked,
                             started=started, device=device, parallel=parallel, say=say)
     cfg = resolve_run(cfg, parallel.world_size, fit)  # the one place a run's settings are decided
     dataset_dir = Path(cfg.data_dir) / cfg.dataset

@@ -13,7 +13,7 @@ from dataclasses import fields, replace
 import torch
 
 from . import runtime
-from .config import TrainConfig
+from .config import Asked, TrainConfig
 from .data import load_meta
 from .errors import ConfigError
 from .files import rng_state, set_rng_state
@@ -245,8 +245,7 @@ def _pick_shape(cfg: TrainConfig,  # settings with a time_budget
 
 
 def fit_budget(cfg: TrainConfig,  # settings with a time_budget
-               explicit: set,  # the keys the user set as flags
-               named: bool,  # whether a preset or config file was named: its shape stands
+               asked: Asked,  # what the command named: flags stay, a named preset's shape
                # time.monotonic() when the command started: the budget counts from there
                started: float,
                device: str,  # a resolved device
@@ -257,13 +256,14 @@ def fit_budget(cfg: TrainConfig,  # settings with a time_budget
               ):
     "The settings a time budget sets: `budget_shape`'s shape unless asked, time left, evaluations"
 
-    asked = cfg
+    before = cfg
     meta = load_meta(dataset_dir)
     layout = {k: getattr(cfg, k) for k in LAYOUT_KEYS
               if getattr(cfg, k) not in (None, getattr(GPTConfig, k))}
     if cfg.optimizer != 'adamw': layout['optimizer'] = cfg.optimizer
+    explicit = asked.flags
     sized = explicit & {'n_layer', 'n_head', 'n_embd', 'block_size'}
-    by_rule = cfg.init_from == 'scratch' and not named and not sized
+    by_rule = cfg.init_from == 'scratch' and not asked.named and not sized
     # the speed of the model and optimizer this run trains
     measure = functools.partial(shape_throughput, layout=layout)
     vocab_size = meta['vocab_size']
@@ -298,6 +298,6 @@ def fit_budget(cfg: TrainConfig,  # settings with a time_budget
         cfg = replace(cfg, **planned)
     cfg = replace(cfg, time_budget=max(left, 1.0))
     return {f.name: getattr(cfg, f.name) for f in fields(cfg)
-            if getattr(cfg, f.name) != getattr(asked, f.name)}
+            if getattr(cfg, f.name) != getattr(before, f.name)}
 
 
