@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import config
 from .config import config_help
-from .errors import ConfigError, DataError, NanoGPTError, os_error_message
+from .errors import ConfigError, NanoGPTError, os_error_message
 from .files import moved
 from .runtime import process_started
 from .sample import Sampling
@@ -90,27 +90,14 @@ class _Progress:
 
 
 def _run_prepare(args):
-    from nanogpt.corpus import prepare_dataset
-    from nanogpt.data import load_meta
+    from nanogpt.corpus import dataset_summary, prepare_dataset
     progress = _Progress()
     try: out = prepare_dataset(args.dataset, args.data_dir, args.name, args.tokenizer,
                                args.vocab_size, args.val_fraction, args.src, args.text_field,
                                args.num_proc, progress, special_tokens=args.special_tokens,
                                key_terms=args.key_terms, key_weight=args.key_weight)
-    # already one line that says what to do (a missing file is also an OSError)
-    except NanoGPTError: raise
-    # a full disk, a folder you may not write to: the dataset is written as a set
-    except OSError as e:
-        raise DataError(f'{os_error_message(e)}; nothing was replaced: a dataset already there '
-                        'is as it was.') from None
     finally: progress.end()
-    meta, disk = load_meta(out), sum(f.stat().st_size for f in out.iterdir())
-    counts = meta.get('documents', {'train': 1, 'val': 1})  # a single text: one document per split
-    documents = (f" in {counts['train']:,} and {counts['val']:,} documents"
-                 if sum(counts.values()) > 2 else '')
-    print(f"prepared {out}: {meta['tokens']['train']:,} train and {meta['tokens']['val']:,} val "
-          f"tokens{documents}, vocab_size {meta['vocab_size']:,} ({meta['dtype']}), "
-          f"{disk / 1e6:,.1f} MB on disk")
+    print(dataset_summary(out))
 
 
 def _add_bench(sub):

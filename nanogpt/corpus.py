@@ -42,6 +42,7 @@ from nanogpt.data import (
     dataset_files,
     dataset_folder,
     fetch_checked,
+    load_meta,
     prepare,
     read_corpus,
     shown_name,
@@ -49,8 +50,15 @@ from nanogpt.data import (
     to_token_array,
     token_dtype,
 )
+from nanogpt.errors import (
+    ConfigError,
+    DataError,
+    MissingError,
+    NanoGPTError,
+    describe,
+    os_error_message,
+)
 
-from .errors import ConfigError, DataError, MissingError, describe, os_error_message
 from .files import put_files, require, sha256_file, staged_folder, write_file_set
 from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokenizer_from_meta
 
@@ -61,7 +69,7 @@ __all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHAR
            'corpus_tokenizer', 'train_bpe_fast', 'bpe_trainer', 'corpus_bpe', 'check_key_terms', 'key_term_mask',
            'encode_task', 'separator_ids', 'document_starts', 'default_name', 'prepare_corpus', 'is_chat_file',
            'chat_records', 'ChatReader', 'chat_files', 'prepare_chat', 'instruction_data', 'book_split',
-           'shakespeare_chat_split', 'prepare_builtin_chat', 'prepare_dataset']
+           'shakespeare_chat_split', 'prepare_builtin_chat', 'dataset_summary', 'prepare_dataset']
 
 # %% ../nbs/engine/14_corpora.ipynb #525fac90
 BLOCK_BYTES = 1 << 22  # 4 MiB: one read, and about one tokenization task
@@ -946,7 +954,34 @@ def prepare_builtin_chat(source,  # a key of CHAT_DATASETS
                                for m in test).encode()
     return write_file_set(folder, files, drop=DATASET_FILES)
 
+# %% ../nbs/engine/14_corpora.ipynb #6827a521
+def _as_a_set(prepare: Callable) -> Callable:
+    """`prepare`, with an OS error (a full disk, a folder you may not write to) said in one line:
+    a dataset is written as a set, so nothing already there was replaced"""
+    @functools.wraps(prepare)
+    def written(*args, **kwargs):
+        try: return prepare(*args, **kwargs)
+        except NanoGPTError: raise  # already one line that says what to do
+        except OSError as e:
+            raise DataError(f'{os_error_message(e)}; nothing was replaced: a dataset already '
+                            'there is as it was.') from None
+    return written
+
+
+def dataset_summary(folder: Path,  # a prepared dataset
+                   ) -> str:
+    "The line that says what a prepared dataset holds: tokens, documents, vocabulary, disk"
+    meta, disk = load_meta(folder), sum(f.stat().st_size for f in folder.iterdir())
+    counts = meta.get('documents', {'train': 1, 'val': 1})  # a single text: one per split
+    documents = ''
+    if sum(counts.values()) > 2:
+        documents = f" in {counts['train']:,} and {counts['val']:,} documents"
+    return (f"prepared {folder}: {meta['tokens']['train']:,} train and {meta['tokens']['val']:,} "
+            f"val tokens{documents}, vocab_size {meta['vocab_size']:,} ({meta['dtype']}), "
+            f'{disk / 1e6:,.1f} MB on disk')
+
 # %% ../nbs/engine/14_corpora.ipynb #9efcba0f
+@_as_a_set
 def prepare_dataset(source,  # a built-in dataset or anything `prepare_corpus` reads
                     data_dir='data',  # the root of the datasets
                     name: str | None = None,  # the dataset's folder in data_dir
