@@ -448,7 +448,7 @@ def parse_train_args(args: list):  # [PRESET or CONFIG_FILE] then --key=value, n
                           'parse_train_command.')
     return cfg
 
-# %% ../nbs/engine/11_config.ipynb #7869b4eb
+# %% ../nbs/engine/11_config.ipynb #a8269969
 @dataclass(frozen=True)
 class Asked:
     "What a command named itself, which a time budget's choices leave as they are"

@@ -954,7 +954,7 @@ def prepare_builtin_chat(source,  # a key of CHAT_DATASETS
                                for m in test).encode()
     return write_file_set(folder, files, drop=DATASET_FILES)
 
-# %% ../nbs/engine/14_corpora.ipynb #6827a521
+# %% ../nbs/engine/14_corpora.ipynb #bdf765e6
 def _as_a_set(prepare: Callable) -> Callable:
     """`prepare`, with an OS error (a full disk, a folder you may not write to) said in one line:
     a dataset is written as a set, so nothing already there was replaced"""
