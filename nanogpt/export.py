@@ -28,11 +28,18 @@ from nanogpt.files import (  # noqa: F401
     staged_folder,
     tensor_digest,
 )
+from nanogpt.pretrained import (
+    TOKENIZER_FILE,
+    TOKENIZER_FILES,
+    config_from_hf,
+    hf_config,
+    save_pretrained,
+    save_tokenizer,
+)
 
 from .checkpoint import load_model
 from .errors import ConfigError, MissingError
 from .model import GPT, GPTConfig
-from .pretrained import TOKENIZER_FILE, config_from_hf, hf_config, save_pretrained
 from .runtime import BF16_MARGIN, cached, machine_key, remember, time_steps
 from .sample import generate, window_start
 from .tokenizers import tokenizer_from_meta
@@ -274,7 +281,7 @@ def check_export_folder(path: Path,  # the folder to write
         raise ConfigError(f'{path} is a file: pass a folder to write the export into.')
     names = {p.name for p in path.iterdir()} if path.is_dir() else set()
     if not names: return
-    files = files or (FORMATS[format][0], 'config.json', TOKENIZER_FILE)
+    files = files or (FORMATS[format][0], 'config.json', *TOKENIZER_FILES)
     if files[0] not in names or not names <= set(files):
         shown = ', '.join(sorted(names)[:4]) + (', ...' if len(names) > 4 else '')
         raise ConfigError(f'{path} already holds other files ({shown}): '
@@ -317,8 +324,7 @@ def write_export(model: GPT,  # the model to export
             quantize_onnx(write_onnx(model, Path(scratch) / 'float.onnx'), folder / 'model.onnx')
     config = json.dumps(hf_config(model.config), indent=2) + '\n'
     (folder / 'config.json').write_bytes(config.encode())
-    if tokenizer is not None:
-        (folder / TOKENIZER_FILE).write_bytes((json.dumps(tokenizer.to_meta()) + '\n').encode())
+    if tokenizer is not None: save_tokenizer(folder, tokenizer)
 
 
 def export_model(model: GPT,  # the model to export (put in eval mode)

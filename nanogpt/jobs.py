@@ -354,6 +354,7 @@ def export_job(source: str,  # what model_source returned
         raise ConfigError(f'--to {to} is a file: pass a folder to write the export into.')
     written = export_peft(source, to, overwrite)
     return (f'exported the adapters of {source} for peft: {written} '
-            f'({written.stat().st_size / 1e3:.1f} kB) and adapter_config.json in {to}/; '
+            f'({written.stat().st_size / 1e3:.1f} kB), adapter_config.json and its tokenizer '
+            f'in {to}/; '
             'peft puts them on the base model in the Hugging Face layout (for a '
             'nanogpt run: nanogpt export --out_dir=BASE --format hf)')

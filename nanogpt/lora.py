@@ -28,8 +28,9 @@ from .chat import add_tokens
 from .errors import CheckpointError, ConfigError, MissingError
 from .files import atomic_write_bytes
 from .model import GPT
-from .pretrained import clean_state_dict
+from .pretrained import TOKENIZER_FILES, clean_state_dict, save_tokenizer
 from .runs import train_new_tokens
+from .tokenizers import tokenizer_from_meta
 from .train import SingleProcess, TrainConfig, train
 
 # %% auto #0
@@ -258,9 +259,11 @@ def trained_beside(model: nn.Module,  # a model with adapters
 def save_peft_adapter(model: nn.Module,  # a model with adapters (one rank and alpha)
                       path,  # the folder to write
                       base: str | None = None,  # the base model's name or folder, recorded for peft
+                      tokenizer=None,  # the run's tokenizer, saved beside them (`save_tokenizer`)
                      ) -> Path:
     """Write the adapters in peft's layout: adapter_config.json and adapter_model.safetensors;
-    modules that trained beside them (`trained_beside`) go whole, as peft's `modules_to_save`"""
+    modules that trained beside them (`trained_beside`) go whole, as peft's `modules_to_save`;
+    the tokenizer's files as `save_pretrained` writes them (a chat model's template too)"""
     layers = lora_layers(model)
     if not layers:
         raise ConfigError('The model has no adapters to save (apply_lora or train_lora first).')
@@ -284,6 +287,7 @@ def save_peft_adapter(model: nn.Module,  # a model with adapters (one rank and a
     path.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path / 'adapter_model.safetensors', save(tensors, metadata={'format': 'pt'}))
     atomic_write_bytes(path / 'adapter_config.json', (json.dumps(config, indent=2) + '\n').encode())
+    if tokenizer is not None: save_tokenizer(path, tokenizer)
     return path
 
 
@@ -296,9 +300,11 @@ def export_peft(source,  # the out_dir of a LoRA run
                ) -> Path:
     "`nanogpt export --format peft`: a LoRA run's adapters in peft's layout; returns the weights"
     from nanogpt.export import write_export_folder  # every export's rules, its folder swapped in
-    model, record, _ = load_lora(source)
-    write = functools.partial(save_peft_adapter, model, base=record['base'])
-    return write_export_folder(path, 'peft', write, overwrite, PEFT_FILES) / PEFT_FILES[0]
+    model, record, entry = load_lora(source)
+    tokenizer = tokenizer_from_meta(entry) if entry else None
+    write = functools.partial(save_peft_adapter, model, base=record['base'], tokenizer=tokenizer)
+    files = (*PEFT_FILES, *TOKENIZER_FILES)
+    return write_export_folder(path, 'peft', write, overwrite, files) / PEFT_FILES[0]
 
 # %% ../nbs/13_lora.ipynb #37fd95ff
 def load_peft_adapter(model: GPT,  # the base model the adapter was trained on (changed in place)

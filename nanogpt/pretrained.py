@@ -20,9 +20,10 @@ from .files import atomic_write_bytes
 from .model import GPT, LAYER_NORM_EPS, GPTConfig, layout_changes
 
 # %% auto #0
-__all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'TOKENIZER_FILE', 'config_from_hf',
-           'hf_config', 'clean_state_dict', 'from_hf_state_dict', 'to_hf_state_dict', 'hub_cache', 'pretrained_files',
-           'read_weights', 'from_pretrained', 'save_pretrained', 'hf_tokenizer_config']
+__all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'TOKENIZER_FILE', 'TOKENIZER_FILES',
+           'config_from_hf', 'hf_config', 'clean_state_dict', 'from_hf_state_dict', 'to_hf_state_dict', 'hub_cache',
+           'pretrained_files', 'read_weights', 'from_pretrained', 'save_pretrained', 'save_tokenizer',
+           'hf_tokenizer_config']
 
 # %% ../nbs/08_gpt2.ipynb #0998e18a
 GPT2_SIZES = {  # OpenAI's GPT-2s: (n_layer, n_head, n_embd); each with 50,257 tokens, context 1,024
@@ -251,6 +252,7 @@ def from_pretrained(name_or_path,  # 'gpt2' to 'gpt2-xl', or a folder in the Hug
 
 # %% ../nbs/08_gpt2.ipynb #ac197322
 TOKENIZER_FILE = 'nanogpt_tokenizer.json'  # beside config.json: the tokenizer nanogpt samples with
+TOKENIZER_FILES = (TOKENIZER_FILE, 'tokenizer_config.json')  # what `save_tokenizer` may write
 
 
 def save_pretrained(model: GPT,  # our model
@@ -273,12 +275,19 @@ def save_pretrained(model: GPT,  # our model
     atomic_write_bytes(path / 'model.safetensors', buffer)
     config_text = json.dumps(hf_config(model.config), indent=2) + '\n'
     atomic_write_bytes(path / 'config.json', config_text.encode())
-    if tokenizer is not None:
-        atomic_write_bytes(path / TOKENIZER_FILE, (json.dumps(tokenizer.to_meta()) + '\n').encode())
+    if tokenizer is not None: save_tokenizer(path, tokenizer)
+    return path
+
+
+def save_tokenizer(path: Path,  # the folder of a saved model (or of a LoRA run's adapters)
+                   tokenizer,  # its tokenizer
+                  ):
+    """Write `TOKENIZER_FILE`, the tokenizer nanogpt reads; for a chat model also
+    `tokenizer_config.json`, the template and added tokens `transformers` reads"""
+    atomic_write_bytes(path / TOKENIZER_FILE, (json.dumps(tokenizer.to_meta()) + '\n').encode())
     if getattr(tokenizer, 'chat', None) is not None:
         config_text = json.dumps(hf_tokenizer_config(tokenizer), indent=2) + '\n'
         atomic_write_bytes(path / 'tokenizer_config.json', config_text.encode())
-    return path
 
 
 def hf_tokenizer_config(tokenizer,  # a tokenizer with a chat template (lesson 15)
