@@ -504,17 +504,8 @@ SERVE_LIMITS = ('max_prompt', 'max_connections', 'header_timeout')
 def _run_serve(args):
     from nanogpt.runtime import resolve_device
     from nanogpt.serve import serve
-    if not 0 < args.port < 65536: raise ConfigError(f'--port must be in 1..65535, got {args.port}.')
-    for flag in ('max_tokens_limit', 'slots', 'max_prompt', 'max_connections'):
-        value = getattr(args, flag)
-        if value is not None and value < 1:
-            raise ConfigError(f'--{flag} must be at least 1, got {value}.')
-    timeout = args.header_timeout
-    if timeout is not None and not 0 < timeout < float('inf'):
-        raise ConfigError(f'--header_timeout must be a number of seconds above 0, got {timeout}.')
+    # the server's own defaults for the limits not given
     limits = {flag: getattr(args, flag) for flag in SERVE_LIMITS if getattr(args, flag) is not None}
-    if args.api_key is not None and not args.api_key.strip():
-        raise ConfigError('--api_key is empty: pass a key, or leave it out.')
     return serve(_source(args), args.host, args.port, args.api_key, args.max_tokens_limit,
                  args.slots, args.quantize, resolve_device(args.device), args.name,
                  args.allow_host, **limits)

@@ -886,6 +886,22 @@ def _banner(name: str, model, host: str, port: int, api_key: str | None, slots: 
           f"-H 'Content-Type: application/json' -d '{body}'", flush=True)
 
 # %% ../nbs/12_serving.ipynb #3a7af803
+def _check_serving(port: int,  # the port to listen on
+                   api_key: str | None,  # the key, if any
+                   header_timeout: float,  # seconds for a request's header
+                   **counts,  # settings that must be at least 1: slots, max_prompt, ...
+                  ):
+    "One line for the first setting of `serve` that cannot work, before anything starts"
+    if not 0 < port < 65536: raise ConfigError(f'--port must be in 1..65535, got {port}.')
+    for flag, value in counts.items():
+        if value < 1: raise ConfigError(f'--{flag} must be at least 1, got {value}.')
+    if not 0 < header_timeout < float('inf'):
+        raise ConfigError('--header_timeout must be a number of seconds above 0, '
+                          f'got {header_timeout}.')
+    if api_key is not None and not api_key.strip():
+        raise ConfigError('--api_key is empty: pass a key, or leave it out.')
+
+
 def serve(source,  # as `load_model`'s: a run's out_dir, a GPT-2 name, or a Hugging Face folder
           host: str = '127.0.0.1',  # the address to bind; 0.0.0.0 opens the server to the network
           port: int = 8000,  # the port to listen on
@@ -901,6 +917,8 @@ def serve(source,  # as `load_model`'s: a run's out_dir, a GPT-2 name, or a Hugg
           header_timeout: float = 10):  # seconds a connection has for a request's whole header
     "Serve a model with an OpenAI-compatible completions API until SIGTERM (exit 0) or Ctrl-C"
     from nanogpt.checkpoint import load_model
+    _check_serving(port, api_key, header_timeout, max_tokens_limit=max_tokens_limit, slots=slots,
+                   max_prompt=max_prompt, max_connections=max_connections)
     uvicorn = require('uvicorn', *SERVE_EXTRA)
     if quantize and device != 'cpu':
         raise ConfigError(f'--quantize {quantize} runs on the CPU; pass --device=cpu or drop '
