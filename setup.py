@@ -32,6 +32,10 @@ serve_requirements = ['fastapi>=0.110', 'uvicorn>=0.29']
 # `nanogpt prepare` on Parquet files and Hugging Face datasets, and `--tokenizer bpe` trained by Hugging Face's
 # `tokenizers` (Rust, every core: hundreds of MB in minutes) (engine/14_corpora). Imported only when asked for.
 data_requirements = ['datasets>=2.19', 'pyarrow>=14', 'tokenizers>=0.19']
+# engine/16_harness: EleutherAI's lm-evaluation-harness scores our models on its tasks through the `nanogpt` model
+# type (nanogpt.harness, the one module that imports it, with a message naming this extra). 0.4.13 is the release
+# tested; the 0.5 line may change the model API. lm-eval needs Python 3.10, so older Pythons get the rest of dev.
+eval_requirements = ['lm-eval>=0.4.13,<0.5; python_version >= "3.10"']
 
 setuptools.setup(
     name=cfg['lib_name'],
@@ -55,8 +59,10 @@ setuptools.setup(
     # enables the package's Jupyter Server extension: saving a lesson in JupyterLab leaves it as committed
     data_files=[('etc/jupyter/jupyter_server_config.d', ['nanogpt/jupyter/nanogpt.json'])],
     install_requires=shlex.split(cfg.get('requirements', '')),
-    extras_require={'dev': dev_requirements + export_requirements + serve_requirements + data_requirements,
-                    'export': export_requirements, 'serve': serve_requirements, 'data': data_requirements},
+    extras_require={'dev': (dev_requirements + export_requirements + serve_requirements + data_requirements
+                            + eval_requirements),
+                    'export': export_requirements, 'serve': serve_requirements, 'data': data_requirements,
+                    'eval': eval_requirements},
     python_requires='>=' + cfg['min_python'],
     long_description=Path('README.md').read_text(encoding='utf-8'),
     long_description_content_type='text/markdown',
@@ -64,5 +70,8 @@ setuptools.setup(
     entry_points={
         'console_scripts': cfg.get('console_scripts', '').split(),
         'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"],
+        # lm-evaluation-harness finds the `nanogpt` model type here where it reads this group (merged upstream after
+        # 0.4.13, its PR #4013); 0.4.13 does not: nanogpt.harness.register(), run_harness(), lm_eval_main() add it
+        'lm_eval.models': [f"nanogpt={cfg['lib_path']}.harness:NanoGPTLM"],
     },
 )
