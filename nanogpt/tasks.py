@@ -19,11 +19,11 @@ from .errors import ConfigError, DataError, MissingError
 from .talk import stop_ids
 
 # %% auto #0
-__all__ = ['HELLASWAG_COMMIT', 'HELLASWAG_URL', 'HELLASWAG_VAL_BLOB', 'pair_ids', 'continuation_logprobs', 'check_choice_item',
-           'choice_predictions', 'multiple_choice', 'speaker_items', 'next_line_items', 'spelling_items',
-           'word_end_items', 'greedy_answer', 'check_exact_item', 'exact_match', 'with_shots', 'centred', 'score_task',
-           'task_report', 'format_report', 'shakespeare_suite', 'git_blob_id', 'hellaswag_file', 'hellaswag_item',
-           'read_hellaswag']
+__all__ = ['WORD_END', 'HELLASWAG_COMMIT', 'HELLASWAG_URL', 'HELLASWAG_VAL_BLOB', 'pair_ids', 'continuation_logprobs',
+           'check_choice_item', 'choice_predictions', 'multiple_choice', 'next_speaker_items', 'next_line_items',
+           'spelling_items', 'word_end_items', 'greedy_answer', 'check_exact_item', 'exact_match', 'with_shots',
+           'centred', 'score_task', 'task_report', 'format_report', 'shakespeare_suite', 'git_blob_id',
+           'hellaswag_file', 'hellaswag_item', 'read_hellaswag']
 
 # %% ../nbs/16_tasks.ipynb #c031798c
 def _context_ids(tokenizer,  # any nanogpt tokenizer
@@ -158,14 +158,11 @@ def multiple_choice(model,  # a GPT
             'chance': float(np.mean([1 / len(it['choices']) for it in items])),
             'logprobs': [[s['logprob'] for s in s_] for s_ in per_item], 'predictions': picks}
 
-# %% ../nbs/16_tasks.ipynb #12b49a45
+# %% ../nbs/16_tasks.ipynb #37d2ab62
 def _speeches(text: str) -> list[tuple[str, list[str]]]:  # the plays
-    "(speaker, lines) of each speech: a name line ending in ':' and the lines spoken under it"
-    speeches = []
-    for block in text.split('\n\n'):
-        lines = block.strip('\n').split('\n')
-        if len(lines) > 1 and lines[0].endswith(':'): speeches.append((lines[0][:-1], lines[1:]))
-    return speeches
+    "(speaker, lines) of each speech: a name line ending in ':' and the lines (if any) under it"
+    blocks = [block.strip('\n').split('\n') for block in text.split('\n\n')]
+    return [(lines[0][:-1], lines[1:]) for lines in blocks if lines[0].endswith(':')]
 
 
 def _draw(pool: list,  # what to draw from
@@ -186,23 +183,22 @@ def _shuffled(right: str, wrong: list[str], rng: random.Random) -> tuple[list[st
     label = rng.randrange(len(wrong) + 1)
     return wrong[:label] + [right] + wrong[label:], label
 
-# %% ../nbs/16_tasks.ipynb #bde4acb6
-def speaker_items(text: str,  # the plays, or a part of them
-                  n: int,  # how many questions
-                  seed: int = 0,  # the same seed, the same questions
-                  choices: int = 4,  # the characters to choose from
-                 ) -> list[dict]:
-    "Which character speaks a line: the speech before it, then 'NAME:\\nline' for each name"
+# %% ../nbs/16_tasks.ipynb #df3265ff
+def next_speaker_items(text: str,  # the plays, or a part of them
+                       n: int,  # how many questions
+                       seed: int = 0,  # the same seed, the same questions
+                       choices: int = 4,  # the characters to choose from
+                      ) -> list[dict]:
+    "Who speaks next: the two speeches before, then 'NAME:\\n' for each name to choose from"
     rng, speeches = random.Random(seed), _speeches(text)
     names = sorted({name for name, _ in speeches})
     items = []
-    for k in sorted(_draw(range(1, len(speeches)), n, rng, 'speeches')):
-        name, lines = speeches[k]
-        before, said = speeches[k - 1]
+    for k in sorted(_draw(range(2, len(speeches)), n, rng, 'speeches')):
+        name = speeches[k][0]
         wrong = rng.sample([other for other in names if other != name], choices - 1)
         options, label = _shuffled(name, wrong, rng)
-        items.append({'context': '\n'.join([before + ':', *said]) + '\n\n',
-                      'choices': [f'{o}:\n{lines[0]}\n' for o in options], 'label': label})
+        before = ''.join('\n'.join([who + ':', *said]) + '\n\n' for who, said in speeches[k - 2:k])
+        items.append({'context': before, 'choices': [f'{o}:\n' for o in options], 'label': label})
     return items
 
 
@@ -223,7 +219,10 @@ def next_line_items(text: str,  # the plays, or a part of them
         items.append({'context': context, 'choices': [o + '\n' for o in options], 'label': label})
     return items
 
-# %% ../nbs/16_tasks.ipynb #6bfd915c
+# %% ../nbs/16_tasks.ipynb #cf30eb05
+WORD_END = (' ', '\n', ',', '.', ';', ':', '!', '?', "'", '-')  # where a word ends
+
+
 def spelling_items(text: str,  # the plays, or a part of them
                    n: int,  # how many questions
                    seed: int = 0,  # the same seed, the same questions
@@ -238,17 +237,18 @@ def word_end_items(text: str,  # the plays, or a part of them
                    n: int,  # how many questions
                    seed: int = 0,  # the same seed, the same questions
                   ) -> list[dict]:
-    "Finish a line: its start, cut three letters into its last word (of 5 letters or more)"
+    "Finish a word: a line up to three letters into its last word (of 5 letters or more)"
     lines = []
     for name, said in _speeches(text):
         for line in said:
-            last = line.split()[-1] if line.split() else ''
-            if len(re.match(r'[A-Za-z]*', last).group()) >= 5:
-                cut = len(line) - len(last) + 3
-                lines.append({'prompt': f'{name}:\n{line[:cut]}', 'answer': line[cut:]})
+            word = re.search(r'([A-Za-z]{5,})\W*$', line)  # the last word, punctuation after it
+            if word:
+                cut = word.start(1) + 3
+                lines.append({'prompt': f'{name}:\n{line[:cut]}', 'answer': word.group(1)[3:],
+                              'until': WORD_END})
     return _draw(lines, n, random.Random(seed), 'lines that end in a long word')
 
-# %% ../nbs/16_tasks.ipynb #75dcd6e1
+# %% ../nbs/16_tasks.ipynb #ffe1fa6d
 def _prompt_ids(tokenizer,  # any nanogpt tokenizer
                 prompt: str,  # a question, or the text to continue
                ) -> tuple[list[int], frozenset]:
@@ -264,8 +264,9 @@ def greedy_answer(model,  # a GPT in eval mode
                   tokenizer,  # its tokenizer
                   prompt: str,  # the question
                   max_new_tokens: int = 32,  # the longest answer, in tokens
+                  until=('\n',),  # strings that end the answer (left out)
                  ) -> str:
-    "The model's greedy continuation of `prompt`, up to a newline or a stop token (left out)"
+    "The model's greedy continuation of `prompt`, up to a string of `until` or a stop token"
     ids, stops = _prompt_ids(tokenizer, prompt)
     device, new = next(model.parameters()).device, []
     for _ in range(max_new_tokens):
@@ -273,10 +274,11 @@ def greedy_answer(model,  # a GPT in eval mode
         token = int(model(idx)[0][0, -1].argmax())  # the first choice after the last position
         if token in stops: break
         new.append(token)
-        if '\n' in tokenizer.decode(new): break
-    return tokenizer.decode(new).split('\n')[0]
+        if any(u in tokenizer.decode(new) for u in until): break
+    text = tokenizer.decode(new)
+    return text[:min((text.index(u) for u in until if u in text), default=len(text))]
 
-# %% ../nbs/16_tasks.ipynb #57160c41
+# %% ../nbs/16_tasks.ipynb #729721e3
 def check_exact_item(item,  # {'prompt': str, 'answer': str}
                      where: str = 'the item',  # how to name it in an error, e.g. 'item 3'
                     ) -> dict:
@@ -286,6 +288,10 @@ def check_exact_item(item,  # {'prompt': str, 'answer': str}
         if not isinstance(item.get(field), str):
             raise DataError(f"{where}: '{field}' is a string; got {item.get(field)!r:.60}.")
     if not item['answer'].strip(): raise DataError(f"{where}: 'answer' is empty: give one.")
+    until = item.get('until', ('\n',))
+    if not (isinstance(until, (list, tuple)) and until
+            and all(isinstance(u, str) and u for u in until)):
+        raise DataError(f"{where}: 'until' is a list of non-empty strings; got {until!r:.60}.")
     return item
 
 
@@ -294,12 +300,14 @@ def exact_match(model,  # a GPT
                 items: list,  # [{'prompt': str, 'answer': str}, ...]
                 max_new_tokens: int = 32,  # the longest answer, in tokens
                ) -> dict:
-    "'acc' (the share answered exactly), 'n', 'chance' (0) and 'examples' (each with its 'reply')"
+    """'acc' (the share answered exactly), 'n', 'chance' (0) and 'examples' (each with its
+    'reply'); an item's 'until' (strings that end its answer) replaces the newline"""
     items = [check_exact_item(it, f'item {k}') for k, it in enumerate(items)]
     if not items: raise ConfigError('No items to score: pass a list of exact-match items.')
     was_training = model.training
     model.eval()
-    try: replies = [greedy_answer(model, tokenizer, it['prompt'], max_new_tokens) for it in items]
+    try: replies = [greedy_answer(model, tokenizer, it['prompt'], max_new_tokens,
+                                  it.get('until', ('\n',))) for it in items]
     finally: model.train(was_training)
     examples = [{**it, 'reply': r, 'correct': r.strip() == it['answer'].strip()}
                 for it, r in zip(items, replies)]
@@ -383,14 +391,15 @@ def format_report(report: dict) -> str:  # what `task_report` returned
     lines.append(f"{'CORE-like: the mean centred accuracy':<63}{report['core']:>9.3f}")
     return '\n'.join(lines)
 
-# %% ../nbs/16_tasks.ipynb #dbfebe89
+# %% ../nbs/16_tasks.ipynb #476ed2c8
 def shakespeare_suite(text: str,  # the plays' held-out part
                       n: int,  # questions of each task
                       seed: int = 0,  # the same seed, the same questions
                       shots: int = 3,  # solved examples before each spelling question
                      ) -> dict:
     "The lesson's four tasks from the plays, ready for `task_report`"
-    return {'speaker': {'kind': 'choice', 'items': speaker_items(text, n, seed), 'delimiter': ''},
+    return {'next speaker': {'kind': 'choice', 'items': next_speaker_items(text, n, seed),
+                             'delimiter': ''},
             'next line': {'kind': 'choice', 'items': next_line_items(text, n, seed),
                           'delimiter': ''},
             'spelling': {'kind': 'exact',
