@@ -217,8 +217,10 @@ def _add_eval(sub):
                    help='how far each window moves (default: half the context)')
     p.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ... (default: auto)")
     p.add_argument('--tasks', default=None,
-                   help="a chat file of held-out conversations, such as a built-in chat dataset's "
-                        'test.jsonl: the share of them the model answers right')
+                   help="tasks to score as well (lesson 16), comma-separated: shakespeare (four "
+                        "tasks from the plays), hellaswag (DATA_DIR/hellaswag/), a file of "
+                        "HellaSwag records; or, alone, a chat file of held-out conversations "
+                        "such as a chat dataset's test.jsonl (the share answered right)")
     p.add_argument('--max_new_tokens', type=int, default=64,
                    help='with --tasks: the longest reply, in tokens (default: 64)')
     p.add_argument('--json', action='store_true', help='print one JSON object instead of a table')
@@ -246,12 +248,14 @@ def _run_tasks(args):
 
 
 def _run_eval(args):
-    from nanogpt.evaluate import evaluate_run
+    from nanogpt.corpus import is_chat_file
+    from nanogpt.jobs import eval_job
     from nanogpt.runtime import resolve_device
-    if args.tasks is not None: return _run_tasks(args)
+    from nanogpt.tasks import format_report
+    if args.tasks is not None and is_chat_file(args.tasks): return _run_tasks(args)
     dataset_dir = Path(args.data_dir) / args.dataset if args.dataset else None
-    figures = evaluate_run(_source(args), args.split, args.file, args.stride,
-                           resolve_device(args.device), dataset_dir)
+    figures = eval_job(_source(args), args.split, args.file, args.stride,
+                       resolve_device(args.device), dataset_dir, args.tasks, args.data_dir)
     if args.json: return print(json.dumps(figures))
     where = figures.get('file') or f"{figures['split']} split of {figures['dataset']}"
     print(f"{where}: {figures['tokens']:,} targets, {figures['bytes']:,} bytes, context "
@@ -264,6 +268,7 @@ def _run_eval(args):
                        ('top5_accuracy', 'top-5 accuracy'),
                        ('calibration_error', 'calibration error')):
         print(f'  {label:<22} {figures[key]:.4f}')
+    if 'tasks' in figures: print(format_report(figures['tasks']))
 
 # %% ../nbs/engine/06_cli.ipynb #ff374c2b
 def _add_sample(sub):

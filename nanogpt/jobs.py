@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import sys
 import time
 from pathlib import Path
@@ -25,21 +26,23 @@ from .chat import read_conversations
 from .checkpoint import find_checkpoint, load_model
 from .config import Asked, TrainConfig, TrainOptions, default_preset, resolve_run
 from .corpus import CHAT_DATASETS, prepare_dataset
-from .data import DATASETS, load_meta
+from .data import DATASETS, load_meta, read_corpus, tiny_shakespeare
 from .distributed import Distributed
 from .errors import ConfigError, DataError, MissingError, TrainingError
-from .files import read_source
+from .evaluate import evaluate_run
+from .files import atomic_write_bytes, read_source
 from .lora import export_peft, train_lora
 from .memory import check_memory, dry_run
 from .runs import closing_evaluation, saved_iteration
 from .runtime import autocast_context, resolve_device, resolve_dtype
 from .shape import fit_budget
 from .talk import Conversation
+from .tasks import hellaswag_file, read_hellaswag, shakespeare_suite, task_report
 from .train import PRESETS, train
 
 # %% auto #0
-__all__ = ['SAMPLE_DEFAULTS', 'default_run', 'model_source', 'read_prompt', 'describe_run', 'train_job', 'loaded_from',
-           'sample_job', 'chat_job', 'export_job']
+__all__ = ['SAMPLE_DEFAULTS', 'TASK_QUESTIONS', 'default_run', 'model_source', 'read_prompt', 'describe_run', 'train_job',
+           'loaded_from', 'sample_job', 'task_suite', 'eval_job', 'chat_job', 'export_job']
 
 # %% ../nbs/engine/12_jobs.ipynb #a0009c36
 def default_run(device: str = 'auto',  # the device `nanogpt train` would train on
@@ -314,6 +317,63 @@ def sample_job(source: str,  # what model_source returned
     with autocast_context(device, resolve_dtype(dtype, device)):
         for _ in range(num_samples):
             yield _pieces(model, tokenizer, idx, max_new_tokens, sampling, generator)
+
+# %% ../nbs/engine/12_jobs.ipynb #8443cc9d
+TASK_QUESTIONS = 100  # questions of each of the plays' tasks that `nanogpt eval --tasks` asks
+
+
+def task_suite(spec: str,  # names and files, comma-separated: shakespeare, hellaswag, FILE.jsonl
+               data_dir='data',  # where the plays (shakespeare_char/) and hellaswag/ are
+              ) -> dict:
+    "{name: task} for lesson 16's `task_report`, from the names and files `spec` lists"
+    names = [part.strip() for part in spec.split(',')]
+    for name in names:  # every name checked before any is read
+        if name not in ('shakespeare', 'hellaswag') and not Path(name).is_file():
+            raise ConfigError(f'--tasks names {name!r}, which is neither shakespeare, hellaswag '
+                              'nor a file: pass those, or a file of HellaSwag records '
+                              '(or of held-out conversations, alone).')
+    suite = {}
+    for name in names:
+        if name == 'shakespeare':
+            plays = read_corpus(tiny_shakespeare(data_dir))
+            suite.update(shakespeare_suite(plays[int(0.9 * len(plays)):], TASK_QUESTIONS))
+        elif name == 'hellaswag':
+            items = read_hellaswag(hellaswag_file(data_dir))
+            suite['hellaswag'] = {'kind': 'choice', 'items': items}
+        else: suite[Path(name).stem] = {'kind': 'choice', 'items': read_hellaswag(name)}
+    return suite
+
+
+def eval_job(source: str,  # what model_source returned
+             split: str = 'val',  # the split of the run's dataset to score
+             file=None,  # a UTF-8 text file to score instead of a split
+             stride: int | None = None,  # as `score_tokens` (default: half the context)
+             device: str = 'cpu',  # a resolved device
+             dataset_dir=None,  # the prepared dataset (default: the one the run names)
+             tasks: str | None = None,  # as `task_suite`'s spec: scored as well when given
+             data_dir='data',  # where `task_suite` looks
+            ) -> dict:
+    """What `nanogpt eval` prints: the loss figures, and with `tasks` lesson 16's report (kept in a
+    run's eval.json)"""
+    suite = None if tasks is None else task_suite(tasks, data_dir)  # said before a model loads
+    figures = evaluate_run(source, split, file, stride, device, dataset_dir)
+    if suite is None: return figures
+    model, tokenizer = load_model(source, device)
+    report = task_report(model, tokenizer, suite)
+    if Path(source).is_dir() and find_checkpoint(source) is not None:
+        _keep_scores(Path(source) / 'eval.json', report)
+    return {**figures, 'tasks': report}
+
+
+def _keep_scores(path: Path,  # a run's eval.json, if it has one
+                 report: dict,  # `task_report`'s
+                ):
+    "eval.json with the task report under 'tasks', the rest of it as it was"
+    kept = {}
+    if path.exists():
+        try: kept = json.loads(path.read_text())
+        except (ValueError, UnicodeDecodeError): kept = {}  # damaged: the scores replace it
+    atomic_write_bytes(path, (json.dumps({**kept, 'tasks': report}, indent=1) + '\n').encode())
 
 # %% ../nbs/engine/12_jobs.ipynb #c1a93313
 def chat_job(source: str,  # what model_source returned
