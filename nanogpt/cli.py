@@ -433,6 +433,36 @@ def _run_export(args):
     from nanogpt.jobs import export_job
     print(export_job(_source(args), args.format, args.to, args.quantize, args.overwrite))
 
+# %% ../nbs/engine/06_cli.ipynb #18cb6062
+def _add_harness(sub):
+    p = sub.add_parser('harness', add_help=False,
+                       usage='nanogpt harness [--out_dir=RUN | --init_from=NAME] [--device=D] '
+                             '--tasks TASKS [lm_eval options]',
+                       help="score a model with EleutherAI's lm-evaluation-harness (the eval "
+                            'extra)',
+                       description='Run lm-evaluation-harness on a nanogpt model: --out_dir (or '
+                                   '--init_from) and --device choose the model; every other '
+                                   "argument is lm_eval's own (--tasks, --include_path, "
+                                   '--num_fewshot, --limit, --apply_chat_template, ...). The '
+                                   'harness release the eval extra installs does not find model '
+                                   'types by entry point, so this command registers nanogpt and '
+                                   'runs its command line. Needs `pip install "nanogpt[eval]"`.')
+    p.add_argument('arguments', nargs=argparse.REMAINDER,
+                   help="--out_dir, --init_from, --device, then lm_eval's options")
+    p.set_defaults(run=_run_harness, parser=p)
+
+
+def _run_harness(args):
+    from nanogpt.harness import lm_eval_main
+    arguments = [a for a in args.arguments if a != '--']
+    if not arguments or {'-h', '--help'} & set(arguments): return print(args.parser.format_help())
+    ours = argparse.ArgumentParser(prog='nanogpt harness', add_help=False)
+    for flag, default in (('--out_dir', None), ('--init_from', 'resume'), ('--device', 'auto')):
+        ours.add_argument(flag, default=default)
+    chosen, rest = ours.parse_known_args(arguments)
+    model_args = f'init_from={_source(chosen)},device={chosen.device}'
+    return lm_eval_main(['--model', 'nanogpt', '--model_args', model_args, *rest])
+
 # %% ../nbs/engine/06_cli.ipynb #359b9e38
 def _add_plot(sub):
     p = sub.add_parser('plot', help='draw the loss curves of one or more runs into a PNG',
@@ -541,8 +571,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                  'sample and chat with GPT models.')
     parser.add_argument('--version', action='version', version=f'nanogpt {__version__}')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
-    for add in (_add_prepare, _add_train, _add_sample, _add_chat, _add_eval, _add_export,
-                _add_serve, _add_plot, _add_bench):
+    for add in (_add_prepare, _add_train, _add_sample, _add_chat, _add_eval, _add_harness,
+                _add_export, _add_serve, _add_plot, _add_bench):
         add(sub)
     return parser
 
@@ -593,7 +623,7 @@ def main(argv: list[str] | None = None,  # the arguments (default: `sys.argv[1:]
     if argv is None: started = process_started()
     argv = sys.argv[1:] if argv is None else list(argv)
     # everything after `train` is its settings, --help included
-    if argv[:1] == ['train']: argv = ['train', '--', *argv[1:]]
+    if argv[:1] in (['train'], ['harness']): argv = [argv[0], '--', *argv[1:]]
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -246,5 +246,8 @@ def lm_eval_main(argv: list | None = None):  # lm_eval's arguments (None: this p
     "lm-evaluation-harness's command line, with `--model nanogpt` among its model types"
     register()
     cli = require('lm_eval.__main__', *EVAL_EXTRA)
-    if argv is not None: sys.argv = ['lm_eval', *argv]
-    cli.cli_evaluate()
+    if argv is None: return cli.cli_evaluate()
+    given = sys.argv
+    sys.argv = ['lm_eval', *argv]  # its parser reads sys.argv alone; put back after
+    try: cli.cli_evaluate()
+    finally: sys.argv = given
