@@ -17,6 +17,7 @@ dev_requirements = [
     'jupyterlab',  # learners work through the notebooks in JupyterLab
     'transformers>=4.40',  # lesson 08's parity checks build GPT-2 models in OpenAI's layout; never used by the package
     'peft>=0.21',  # lesson 13's checks load our LoRA adapters with peft and peft's with ours; never used by the package
+    'trl>=1.16',  # lesson 17 checks its DPO loss against TRL's DPOTrainer on the same log-probabilities; never used by the package
     'openai>=1.30',  # lesson 12 tests the server with the official client, as users reach it
     'httpx>=0.27',  # lesson 12's load test and raw HTTP checks
     'playwright>=1.44',  # lesson 12's browser test drives Debian's chromium (no browser download)
