@@ -36,9 +36,9 @@ __getattr__ = moved(__name__, dict.fromkeys(['check_config'], 'nanogpt.config'))
 # %% auto #0
 __all__ = ['RUN_FILES', 'EVAL_BATCH_COST', 'CLOSING_COST', 'SingleProcess', 'read_log', 'check_fits', 'data_record',
            'check_resume', 'added_tokens', 'grow_vocabulary', 'train_new_tokens', 'start_notes', 'start_model',
-           'measured_cpu_dtype', 'open_in_run', 'append_line', 'RunLock', 'claim_out_dir', 'Run', 'reconcile_log',
-           'start_files', 'closing_evaluation', 'saved_iteration', 'closing_cost', 'Budget', 'run_budget', 'Cadence',
-           'Progress']
+           'precision_key', 'measured_cpu_dtype', 'open_in_run', 'append_line', 'RunLock', 'claim_out_dir', 'Run',
+           'reconcile_log', 'start_files', 'closing_evaluation', 'saved_iteration', 'closing_cost', 'Budget',
+           'run_budget', 'Cadence', 'Progress']
 
 # %% ../nbs/engine/10_runs.ipynb #2a175b1f
 class SingleProcess:
@@ -294,6 +294,16 @@ def start_model(cfg: TrainConfig,  # the run's settings
     return model.to(device), checkpoint, grown
 
 # %% ../nbs/engine/10_runs.ipynb #b0319d58
+def precision_key(config: GPTConfig,  # the model's
+                  batch_size: int,  # sequences per step
+                  compile: bool = False,  # whether the step is compiled
+                  lora_rank: int = 0,  # LoRA adapters' rank (0: none)
+                 ) -> dict:
+    """What a training step's speed in each precision depends on: the key its measurement is kept
+    under, by `measured_cpu_dtype` and by the speed notebook's `shape_throughput`"""
+    return {**asdict(config), 'batch_size': batch_size, 'compile': compile, 'lora_rank': lora_rank}
+
+
 def measured_cpu_dtype(model: nn.Module,  # the model as it will train, before the optimizer
                        cfg: TrainConfig,  # its batch_size, block_size, compile and lora_rank
                        parallel,  # the processes, which must agree (SingleProcess or Distributed)
@@ -306,9 +316,7 @@ def measured_cpu_dtype(model: nn.Module,  # the model as it will train, before t
                           generator=generator)
             for _ in range(2))  # (B, T)
     model.train()
-    shape = {**asdict(model.config), 'batch_size': cfg.batch_size, 'compile': cfg.compile,
-             'lora_rank': cfg.lora_rank}
-
+    shape = precision_key(model.config, cfg.batch_size, cfg.compile, cfg.lora_rank)
     seconds = 1.0  # of measuring, once per machine and shape
     # a short budget spends at most 2% of itself on it
     if cfg.time_budget: seconds = min(seconds, 0.02 * cfg.time_budget)

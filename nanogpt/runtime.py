@@ -28,9 +28,9 @@ from .files import atomic_write_bytes, rng_state, set_rng_state
 # %% auto #0
 __all__ = ['DTYPES', 'FEATURE_FLAGS', 'BF16_FLAGS', 'KERNELS', 'CACHE_FILE', 'BF16_MARGIN', 'PEAK_FLOPS', 'GiB', 'MiB',
            'resolve_device', 'resolve_dtype', 'autocast_context', 'cpu_features', 'machine_key', 'training_step',
-           'time_steps', 'cache_dir', 'cached', 'remember', 'faster_dtype', 'choose_cpu_dtype', 'measured_cpu_flops',
-           'peak_flops', 'keep_freed_memory', 'configure_process', 'human', 'available_memory', 'autocast_float32',
-           'sdpa', 'compile_model', 'StopRequest', 'process_started']
+           'time_steps', 'cache_dir', 'cached', 'remember', 'faster_dtype', 'choose_cpu_dtype', 'remember_cpu_dtype',
+           'measured_cpu_flops', 'peak_flops', 'keep_freed_memory', 'configure_process', 'human', 'available_memory',
+           'autocast_float32', 'sdpa', 'compile_model', 'StopRequest', 'process_started']
 
 # %% ../nbs/engine/03_machine.ipynb #aa011e48
 DTYPES = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}
@@ -208,8 +208,20 @@ def choose_cpu_dtype(step,  # step(dtype): one training step in its autocast, no
         return entry['dtype'], entry['reason'] + '; cached)'
     state = rng_state()
     steps = {dtype: functools.partial(step, dtype) for dtype in ('float32', 'bfloat16')}
+    started = time.perf_counter()
     try: ms = time_steps(steps, seconds)
     finally: set_rng_state(state)
+    return remember_cpu_dtype(shape_key, ms, time.perf_counter() - started, features)
+
+
+def remember_cpu_dtype(shape_key: dict,  # as for `choose_cpu_dtype`
+                       ms: dict,  # milliseconds per step: {'float32': ..., 'bfloat16': ...}
+                       seconds: float,  # how long measuring them took
+                       features: dict | None = None,  # `cpu_features()` (default: this CPU's)
+                      ) -> tuple[str, str]:
+    """(dtype, why) by `faster_dtype`, kept where `choose_cpu_dtype` looks first:
+    steps timed elsewhere (a time budget's shape) are not timed again"""
+    features = features or cpu_features()
     dtype = faster_dtype(ms)
     f32, bf16 = (f'{ms[d]:.0f} ms' if ms[d] >= 10 else f'{ms[d]:.2g} ms'
                  for d in ('float32', 'bfloat16'))
@@ -218,8 +230,9 @@ def choose_cpu_dtype(step,  # step(dtype): one training step in its autocast, no
         close = ' (less than 10% faster)' if ms['bfloat16'] < ms['float32'] else ''
         reason = f'float32: {f32}/step against {bf16} in bfloat16 autocast' + close
     reason += f" on {features['name']} (measured"
+    key = {'use': 'train', 'machine': {**machine_key(), **features}, 'shape': shape_key}
     remember(key, {'dtype': dtype, 'reason': reason, 'ms': ms})
-    return dtype, reason + ')'
+    return dtype, reason + f' in {seconds:.1f} s)'
 
 # %% ../nbs/engine/03_machine.ipynb #5bc43c3e
 # (GPU name as torch reports it, contains; dtype) -> dense FLOP/s from the data sheet (no sparsity)

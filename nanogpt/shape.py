@@ -18,7 +18,7 @@ from .data import load_meta
 from .errors import ConfigError
 from .files import rng_state, set_rng_state
 from .model import GPT, MODERN_SWITCHES, GPTConfig
-from .runs import CLOSING_COST, EVAL_BATCH_COST, closing_cost
+from .runs import CLOSING_COST, EVAL_BATCH_COST, closing_cost, precision_key
 from .train import build_optimizer
 
 # %% auto #0
@@ -128,11 +128,13 @@ def shape_throughput(shape: dict,  # `shape_config`'s overrides
         steps = {dtype: functools.partial(step, dtype, build_optimizer(model, cfg, device, dtype))
                  # each precision with its own optimizer: Muon's follows it
                  for dtype in _precisions(device)}
+        started = time.perf_counter()
         ms = runtime.time_steps(steps, seconds)  # precision -> ms a step
     finally: set_rng_state(state)
     dtype = 'float32'
-    # the one the run will train in (the machine notebook's rule)
-    if 'bfloat16' in ms: dtype = runtime.faster_dtype(ms)
+    if 'bfloat16' in ms:  # the one the run will train in, kept for it: not measured again
+        precision = precision_key(config, shape['batch_size'])
+        dtype, _ = runtime.remember_cpu_dtype(precision, ms, time.perf_counter() - started)
     tokens_per_sec = shape['batch_size'] * shape['block_size'] * 1000 / ms[dtype]
     key = _throughput_key(shape, device, vocab_size, layout)
     runtime.remember(key, {'tokens_per_sec': tokens_per_sec})
@@ -268,8 +270,12 @@ def fit_budget(cfg: TrainConfig,  # settings with a time_budget
     measure = functools.partial(shape_throughput, layout=layout)
     vocab_size = meta['vocab_size']
     if by_rule:
+        measuring = time.monotonic()
         cfg = _pick_shape(cfg, explicit, device, vocab_size, measure)
-        say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, measured: "
+        measuring = time.monotonic() - measuring
+        when = f'measured in {measuring:.1f} s'
+        if measuring < 0.05: when = 'measured here before'  # every candidate's speed cached
+        say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, {when}: "
             f"{cfg.n_layer} layers of {cfg.n_embd} channels "
             f"(the speed notebook's rule; pass --n_layer, --n_embd, ... to choose)", flush=True)
     reserve_tokens = cfg.reserve_tokens or 2 * meta['tokens']['val']  # eval.json's windows
