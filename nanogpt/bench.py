@@ -31,6 +31,7 @@ from .attention import MultiHeadAttention
 from .data import BatchLoader, load_meta, prepare
 from .errors import ConfigError, DataError, MissingError, TrainingError
 from .model import GPT, GPTConfig
+from .runs import read_log
 from .runtime import choose_cpu_dtype, machine_key, resolve_device, training_step
 from .train import MODERN_LAYOUT
 
@@ -40,8 +41,8 @@ __all__ = ['MODEL_SHAPES', 'ITER_LINE', 'EVAL_LINE', 'NANOGPT_FILES', 'NANOGPT_C
            'bench_model', 'cropping_generate', 'weight_read_floor', 'bench_sample', 'parse_train_output', 'step_ms',
            'time_to_loss', 'loss_at', 'seeded_train_py', 'check_checkout', 'nanogpt_copy', 'recipe_args', 'run_timed',
            'summarize_run', 'our_ms', 'import_nanogpt_model', 'bench_ref_generate', 'cpu_info', 'shape_name',
-           'budget_rows', 'seed_rows', 'ref_rows', 'ref_table', 'our_run', 'our_budget_run', 'bench_ref', 'gpu_row',
-           'bench_gpu', 'gpu_table']
+           'budget_rows', 'seed_rows', 'ref_rows', 'ref_table', 'our_run', 'our_budget_run', 'bench_ref', 'budget_run',
+           'bench_budgets', 'budgets_table', 'gpu_row', 'bench_gpu', 'gpu_table']
 
 # %% ../nbs/engine/08_bench.ipynb #fe5fe928
 def rate(fn,  # the call to time
@@ -623,6 +624,63 @@ def bench_ref(ref,  # a checkout of karpathy/nanoGPT
                                      for share in time_shares for layout in LAYOUT_FLAGS]
         result['generate'] = bench_ref_generate(copy, shapes, new_tokens, rounds)
     return result
+
+# %% ../nbs/engine/08_bench.ipynb #9b5b3ff6
+def budget_run(data_dir: Path,  # holding shakespeare_char, prepared
+               out_dir: Path,  # the run's folder (a new one)
+               budget: float,  # --time_budget, in seconds
+               cache_dir: Path,  # NANOGPT_CACHE_DIR (empty: a machine that measured nothing)
+              ) -> dict:
+    "The README's main command given `budget` seconds, timed from its start: where they went"
+    env = {**os.environ, 'NANOGPT_CACHE_DIR': str(cache_dir)}
+    started = time.time()
+    done = subprocess.run([sys.executable, '-m', 'nanogpt', 'train', f'--time_budget={budget:g}',
+                           f'--data_dir={data_dir}', f'--out_dir={out_dir}', '--progress=False',
+                           '--sample_tokens=0'], env=env, capture_output=True, text=True)
+    wall = time.time() - started
+    if done.returncode:
+        return {'budget': budget, 'error': (done.stdout + done.stderr).strip().splitlines()[-1]}
+    records = read_log(out_dir)[0]
+    steps = [r for r in records if 'ms' in r]
+    before = steps[0]['time'] - steps[0]['ms'] / 1000 - started  # seconds before the first step
+    iters = max(r['iter'] for r in records)
+    step_ms = statistics.median(r['ms'] for r in steps)
+    measuring = re.search(r'measured in ([\d.]+) s', done.stdout)
+    return {'budget': budget, 'wall': wall, 'before_first_step': before, 'iters': iters,
+            'stepping': iters * step_ms / 1000 / budget,
+            'measuring': float(measuring[1]) if measuring else 0.0,
+            'full_val': json.loads((Path(out_dir) / 'eval.json').read_text())['loss']}
+
+
+def bench_budgets(budgets: tuple = (20, 40, 80, 160, 300),  # --time_budget values, in seconds
+                  src=None,  # a local Tiny Shakespeare (default: `tiny_shakespeare`'s search)
+                 ) -> list[dict]:
+    "`budget_run` at each budget, cold (an empty measurement cache) then warm (the same cache)"
+    rows = []
+    with tempfile.TemporaryDirectory(prefix='nanogpt-budgets-') as tmp:
+        tmp = Path(tmp)
+        prepare('shakespeare_char', tmp / 'data', src=src)
+        for budget in budgets:
+            for state in ('cold', 'warm'):
+                run = budget_run(tmp / 'data', tmp / f'out-{budget:g}-{state}', budget,
+                                 tmp / f'cache-{budget:g}')
+                rows.append({**run, 'state': state})
+    return rows
+
+
+def budgets_table(rows: list[dict]):  # what `bench_budgets` returned
+    "Print `bench_budgets`' rows as one table under the CPU's name"
+    cpu = cpu_info()
+    print(f"CPU: {cpu['model']}, {cpu['threads']} PyTorch threads")
+    print(f"{'budget':>7} {'cache':>6} {'measuring':>10} {'before step 1':>14} {'stepping':>9} "
+          f"{'iterations':>11} {'full-split val':>15}")
+    for r in rows:
+        if 'error' in r:
+            print(f"{r['budget']:>6g}s {r['state']:>6} {r['error']}")
+            continue
+        print(f"{r['budget']:>6g}s {r['state']:>6} {r['measuring']:>9.1f}s "
+              f"{r['before_first_step']:>13.1f}s {r['stepping']:>9.0%} {r['iters']:>11,} "
+              f"{r['full_val']:>15.4f}")
 
 # %% ../nbs/engine/08_bench.ipynb #eb2105c7
 MFU_FIELD = re.compile(r'mfu ([\d.]+)%')  # model FLOPs utilisation in our iteration lines
