@@ -16,6 +16,7 @@ import torch
 
 from .chat import render_prompt
 from .errors import ConfigError, DataError, MissingError
+from .sample import Engine, Sampling
 from .talk import stop_ids
 
 # %% auto #0
@@ -259,23 +260,27 @@ def _prompt_ids(tokenizer,  # any nanogpt tokenizer
     return _context_ids(tokenizer, prompt), frozenset() if eot is None else frozenset({eot})
 
 
-@torch.no_grad()
+def _answer_text(tokenizer, new: list, stops: frozenset) -> str:
+    return tokenizer.decode([token for token in new if token not in stops])
+
+
 def greedy_answer(model,  # a GPT in eval mode
                   tokenizer,  # its tokenizer
                   prompt: str,  # the question
                   max_new_tokens: int = 32,  # the longest answer, in tokens
                   until=('\n',),  # strings that end the answer (left out)
                  ) -> str:
-    "The model's greedy continuation of `prompt`, up to a string of `until` or a stop token"
+    """The model's greedy continuation of `prompt`, up to a string of `until` or a stop token
+    (lesson 07's `Engine`, at temperature 0)"""
     ids, stops = _prompt_ids(tokenizer, prompt)
-    device, new = next(model.parameters()).device, []
-    for _ in range(max_new_tokens):
-        idx = torch.tensor([(ids + new)[-model.config.block_size:]], device=device)  # (1, T)
-        token = int(model(idx)[0][0, -1].argmax())  # the first choice after the last position
-        if token in stops: break
-        new.append(token)
-        if any(u in tokenizer.decode(new) for u in until): break
-    text = tokenizer.decode(new)
+    engine = Engine(model, slots=1)
+    row = engine.add(ids, Sampling(temperature=0.0), stop_tokens=stops,
+                     max_new_tokens=max_new_tokens)
+    while not row.done:
+        engine.step()
+        if any(u in _answer_text(tokenizer, row.seq[len(ids):], stops) for u in until):
+            engine.remove(row)
+    text = _answer_text(tokenizer, row.seq[len(ids):], stops)
     return text[:min((text.index(u) for u in until if u in text), default=len(text))]
 
 # %% ../nbs/16_tasks.ipynb #729721e3
