@@ -99,6 +99,11 @@ class TrainConfig:
     lora_alpha: float | None = None  # the adapters' update is scaled by lora_alpha / lora_rank
     lora_dropout: float = 0.0  # dropout on the adapters' input
     lora_targets: str = 'c_attn,c_proj,c_fc'  # the layers that get adapters, comma-separated
+    # objective (lesson 17): the loss each step lowers; evaluations stay the next-token loss
+    objective: str = 'lm'  # 'lm' next token; 'dpo' or 'rl' start from a chat run (--init_from)
+    dpo_beta: float = 0.1  # dpo: needs a dataset of preference pairs; how far from the start run
+    rl_samples: int = 4  # rl: needs a chat dataset a program checks; answers per question
+    rl_max_new_tokens: int = 32  # rl: the longest answer sampled, in tokens
 
 # %% ../nbs/engine/11_config.ipynb #360b3a67
 PRESETS = {
@@ -229,6 +234,21 @@ def _check_goals(cfg: TrainConfig):
     if cfg.curriculum not in ('none', 'length'):
         raise ConfigError("curriculum must be 'none' (batches from anywhere) or 'length' (short "
                           f'documents first), got {cfg.curriculum!r}.')
+    _check_objective(cfg)
+
+
+def _check_objective(cfg: TrainConfig):
+    "The objective is known, and dpo and rl start from a trained chat run"
+    if cfg.objective not in ('lm', 'dpo', 'rl'):
+        raise ConfigError(f"objective must be 'lm', 'dpo' or 'rl', got {cfg.objective!r}.")
+    if cfg.objective != 'lm' and cfg.init_from in ('scratch', 'resume'):
+        raise ConfigError(f'--objective={cfg.objective} tunes a model that already chats: pass '
+                          '--init_from=RUN_DIR, a run trained on a chat dataset.')
+    if not math.isfinite(cfg.dpo_beta) or cfg.dpo_beta <= 0:
+        raise ConfigError(f'dpo_beta must be a number above 0, got {cfg.dpo_beta}.')
+    if cfg.rl_samples < 2 or cfg.rl_max_new_tokens < 1:
+        raise ConfigError('rl_samples must be 2 or more (answers compared per question) and '
+                          'rl_max_new_tokens 1 or more.')
 
 
 def check_config(cfg: TrainConfig):  # the settings to check
