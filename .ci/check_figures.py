@@ -11,6 +11,7 @@ Usage: python .ci/check_figures.py [NOTEBOOK ...]  (default: every notebook in n
 import json
 import re
 import sys
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
@@ -47,8 +48,10 @@ def rounded_forms(found):
         except ValueError: continue
         if not value < 1e15: continue
         for scale, limit in ((1, 6), (100, 4)):
+            exact = Decimal(text) * scale  # half up, as a reader rounds 3.15 to 3.2
             for decimals in range(limit + 1):
                 forms.add(f'{value * scale:.{decimals}f}')
+                forms.add(str(exact.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP)))
         if value == int(value): forms.add(str(int(value)))
     return forms
 
