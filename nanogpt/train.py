@@ -53,9 +53,9 @@ from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtyp
 __getattr__ = moved(__name__, dict.fromkeys(['Budget', 'RunLock', 'check_fits'], 'nanogpt.runs'))
 
 # %% auto #0
-__all__ = ['PLOT_AXES', 'configure_optimizer', 'build_optimizer', 'get_lr', 'train_step', 'setup', 'open_loaders', 'build_run',
-           'evaluate', 'save', 'log_step', 'evaluate_and_save', 'reached_goal', 'finish', 'summary', 'progress_bar',
-           'train_loop', 'train', 'saved_config', 'plot_log', 'plot_runs']
+__all__ = ['PLOT_AXES', 'configure_optimizer', 'build_optimizer', 'get_lr', 'next_token_loss', 'train_step', 'setup',
+           'open_loaders', 'build_run', 'evaluate', 'save', 'log_step', 'evaluate_and_save', 'reached_goal', 'finish',
+           'summary', 'progress_bar', 'train_loop', 'train', 'saved_config', 'plot_log', 'plot_runs']
 
 # %% ../nbs/06_training.ipynb #a33e05a1
 def configure_optimizer(model: nn.Module,  # the model to train
@@ -108,6 +108,14 @@ def get_lr(it: int,  # the iteration
     return cfg.min_lr + 0.5 * (1 + math.cos(math.pi * progress)) * (cfg.learning_rate - cfg.min_lr)
 
 # %% ../nbs/06_training.ipynb #22ad8fd8
+def next_token_loss(model: nn.Module,  # the GPT, maybe wrapped
+                    batch: tuple,  # (x, y) or (x, y, w), each (B, T)
+                   ) -> torch.Tensor:
+    "The mean cross-entropy of the batch's targets, weighed by `w` when the data gives it"
+    x, y, *w = batch
+    return model(x, y, loss_weights=w[0] if w else None)[1]
+
+
 def train_step(model: nn.Module,  # what the step runs: maybe compiled, maybe wrapped for processes
                optimizer: torch.optim.Optimizer,  # its optimizer
                next_batch,  # () -> (x, y), each (B, T), or (x, y, w): w the targets' loss weights
@@ -116,15 +124,16 @@ def train_step(model: nn.Module,  # what the step runs: maybe compiled, maybe wr
                ctx=nullcontext(),  # the autocast context
                scaler=None,  # float16's GradScaler (None: off)
                parallel: SingleProcess = SingleProcess(),  # how gradients are synchronised
+               batch_loss=next_token_loss,  # (model, batch) -> the batch's loss (lesson 17: more)
               ) -> tuple:
     """One optimizer step over `accumulation_steps` micro-batches;
     returns (loss, gradient norm before clipping) as tensors"""
     scaler = scaler or torch.amp.GradScaler('cpu', enabled=False)
     total = 0.0
     for micro_step in range(accumulation_steps):
-        x, y, *w = next_batch()  # (B, T), (B, T), and [(B, T)] when the data weighs its targets
+        batch = next_batch()  # (x, y) or (x, y, w) for the next-token loss
         with parallel.gradient_sync(model, last=micro_step == accumulation_steps - 1):
-            with ctx: _, loss = model(x, y, loss_weights=w[0] if w else None)
+            with ctx: loss = batch_loss(model, batch)
             loss = loss / accumulation_steps  # the mean over all micro-batches
             scaler.scale(loss).backward()  # gradients add up in .grad
         total += loss.detach()  # a tensor: no wait for the device
@@ -369,6 +378,7 @@ def progress_bar(run: Run):  # the run about to train
 # %% ../nbs/06_training.ipynb #ea8e701c
 def train_loop(run: Run,  # a run from `setup`
                stop: StopRequest | None = None,  # signals seen since the run began (None: from now)
+               objective=None,  # None: next-token; or with .next_batch() and .loss(model, batch)
               ) -> dict:
     "Step, log, evaluate and save until the cadence says stop; the run's figures and its model"
     cfg, cadence = run.cfg, Cadence(run.cfg, run.budget, run.parallel)
@@ -387,9 +397,10 @@ def train_loop(run: Run,  # a run from `setup`
             for group in run.optimizer.param_groups: group['lr'] = lr * group.get('lr_ratio', 1.0)
             start = time.perf_counter()
             run.loaders['train'].progress = cadence.progress(run.iter_num)  # for a curriculum
-            next_batch = run.loaders['train'].next_batch
+            next_batch = objective.next_batch if objective else run.loaders['train'].next_batch
+            batch_loss = objective.loss if objective else next_token_loss
             loss, norm = train_step(run.step_model, run.optimizer, next_batch, run.micro_steps,
-                                    cfg.grad_clip, run.ctx, run.scaler, run.parallel)
+                                    cfg.grad_clip, run.ctx, run.scaler, run.parallel, batch_loss)
             losses.append(loss)
             step, run.iter_num = run.iter_num, run.iter_num + 1  # the count moves with the weights
             if cadence.logs(step): log_step(run, step, loss, norm, lr, start)
@@ -422,13 +433,15 @@ def train(cfg: TrainConfig,  # the run's settings
           parallel: SingleProcess | None = None,
           # as `setup`: changes the model before the optimizer is made (lesson 13's LoRA)
           prepare_model=None,
+          # None: next-token; or run -> an objective for `train_loop` (lesson 17's DPO and RL)
+          objective=None,
          ) -> dict:
     "Train a GPT as `cfg` says; returns the run's figures and the trained model"
     parallel, run = parallel or SingleProcess(), None
     try:
         with StopRequest() as stop:  # Ctrl-C or SIGTERM in setup: stopped before the first step
             run = setup(cfg, parallel, prepare_model)
-            return train_loop(run, stop)
+            return train_loop(run, stop, objective(run) if objective else None)
     except NanoGPTError: raise  # already one line (a missing file is also an OSError)
     # a full disk, a folder that became read-only: the user's to fix, in one line
     except OSError as e:
