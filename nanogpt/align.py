@@ -18,8 +18,8 @@ from .sample import Engine, Sampling
 
 # %% auto #0
 __all__ = ['PREFERENCE_URL', 'sample_replies', 'token_logprobs', 'sequence_logprobs', 'pad_batch', 'frozen_reference', 'dpo_loss',
-           'preference_pair', 'preference_pairs', 'render_pairs', 'read_preferences', 'rewards_of', 'group_advantages',
-           'policy_gradient_loss']
+           'preference_pair', 'preference_pairs', 'render_pairs', 'read_preferences', 'DPOObjective', 'rewards_of',
+           'group_advantages', 'policy_gradient_loss']
 
 # %% ../nbs/17_align.ipynb #9760cb15
 def sample_replies(model,  # a GPT
@@ -167,6 +167,46 @@ def read_preferences(path,  # a JSON list of {"instruction", "input", "chosen", 
         except DataError as e:
             raise DataError(f'Record {i} of {path.name}: {e}') from None
     return pairs
+
+# %% ../nbs/17_align.ipynb #971377a4
+class DPOObjective:
+    "DPO for `train`: batches of pair indices, the loss against the starting model, frozen"
+    def __init__(self,
+                 policy,  # the model the run trains; a frozen copy is the reference
+                 tok,  # its tokenizer, with a chat template
+                 pairs: list[dict],  # preference pairs from `preference_pair`
+                 batch_size: int,  # pairs per micro-batch
+                 beta: float = 0.1,  # dpo_loss's β: how far the policy may move
+                 seed: int = 0,  # seeds the draw of pairs
+                ):
+        if not pairs: raise DataError('DPO needs preference pairs: give at least one.')
+        device = next(policy.parameters()).device
+        self.chosen, self.rejected = [tuple(t.to(device) for t in side)
+                                      for side in render_pairs(tok, pairs)]  # (ids, w), (P, T)
+        reference = frozen_reference(policy)
+        with torch.no_grad():  # (P,) each, once for the whole run
+            self.reference_chosen = sequence_logprobs(reference, *self.chosen)
+            self.reference_rejected = sequence_logprobs(reference, *self.rejected)
+        self.batch_size, self.beta = batch_size, beta
+        self.draws = torch.Generator().manual_seed(seed)
+        self.margins = None  # (batch_size,) the last batch's
+
+    def next_batch(self) -> torch.Tensor:
+        "(batch_size,) indices of pairs, drawn at random"
+        return torch.randint(len(self.reference_chosen), (self.batch_size,), generator=self.draws)
+
+    def loss(self,
+             model,  # the policy, maybe wrapped
+             batch: torch.Tensor,  # (B,) indices of pairs
+            ) -> torch.Tensor:
+        "The DPO loss of the batch's pairs"
+        i = batch.to(self.reference_chosen.device)
+        (c_ids, c_w), (r_ids, r_w) = self.chosen, self.rejected
+        loss, margins = dpo_loss(sequence_logprobs(model, c_ids[i], c_w[i]),
+                                 sequence_logprobs(model, r_ids[i], r_w[i]),
+                                 self.reference_chosen[i], self.reference_rejected[i], self.beta)
+        self.margins = margins.detach()
+        return loss
 
 # %% ../nbs/17_align.ipynb #54890cff
 def rewards_of(replies: list[str],  # the model's answers
