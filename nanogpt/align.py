@@ -12,6 +12,7 @@ from pathlib import Path
 import torch
 from torch.nn import functional as F
 
+from . import chat
 from .chat import _alpaca, answer_of, check_conversation, is_correct, render_conversation
 from .errors import ConfigError, DataError, MissingError
 from .sample import Engine, Sampling
@@ -19,7 +20,7 @@ from .sample import Engine, Sampling
 # %% auto #0
 __all__ = ['PREFERENCE_URL', 'sample_replies', 'token_logprobs', 'sequence_logprobs', 'pad_batch', 'frozen_reference', 'dpo_loss',
            'preference_pair', 'preference_pairs', 'render_pairs', 'read_preferences', 'DPOObjective', 'rewards_of',
-           'group_advantages', 'policy_gradient_loss']
+           'group_advantages', 'policy_gradient_loss', 'RLObjective']
 
 # %% ../nbs/17_align.ipynb #9760cb15
 def sample_replies(model,  # a GPT
@@ -247,3 +248,49 @@ def policy_gradient_loss(logprobs,  # (N, T) each token's log-probability (`toke
                           f'(N,); got {tuple(logprobs.shape)}, {tuple(weights.shape)}, '
                           f'{tuple(advantages.shape)}.')
     return -(logprobs * weights * advantages[:, None]).sum() / weights.sum().clamp_min(1)
+
+# %% ../nbs/17_align.ipynb #c711cfee
+class RLObjective:
+    "RL with checkable answers for `train`: batches of questions, the group policy-gradient loss"
+    def __init__(self,
+                 policy,  # the model the run trains (it samples the answers)
+                 tok,  # its tokenizer, with a chat template and <|end|>
+                 questions: list[list[dict]],  # conversations: a question and its right answer
+                 batch_size: int,  # questions per micro-batch
+                 samples: int = 4,  # answers sampled per question
+                 max_new_tokens: int = 32,  # the longest answer
+                 reward=is_correct,  # reward(reply, conversation) -> a number
+                 seed: int = 0,  # seeds the draw of questions and the sampling
+                ):
+        if not questions:
+            raise DataError('RL needs questions whose answers a program checks: give at least one.')
+        self.policy, self.tok, self.questions, self.reward = policy, tok, questions, reward
+        self.batch_size, self.samples, self.max_new_tokens = batch_size, samples, max_new_tokens
+        self.end, self.sampling = tok.token_id('<|end|>'), Sampling(temperature=1.0)
+        self.draws, self.seed, self.steps = torch.Generator().manual_seed(seed), seed, 0
+        self.mean_reward = None  # the last batch's
+
+    def next_batch(self) -> list[list[dict]]:
+        "`batch_size` questions, drawn at random"
+        picks = torch.randint(len(self.questions), (self.batch_size,), generator=self.draws)
+        return [self.questions[i] for i in picks.tolist()]
+
+    def loss(self,
+             model,  # the policy, maybe wrapped
+             batch: list[list[dict]],  # the questions
+            ) -> torch.Tensor:
+        "Sample answers, score them, and weigh each answer's log-probability by its advantage"
+        prompts = [chat.render_prompt(self.tok, c[:1]) for c in batch for _ in range(self.samples)]
+        self.steps += 1
+        outs = sample_replies(self.policy, prompts, self.sampling, self.end,
+                              self.seed * 1_000_003 + self.steps, self.max_new_tokens)
+        ids, weights = pad_batch([(p + o, [0] * len(p) + [1] * len(o))
+                                  for p, o in zip(prompts, outs)])  # (Q * G, T) each
+        device = next(self.policy.parameters()).device
+        replies = [self.tok.decode([i for i in o if i != self.end]) for o in outs]
+        asked = [c for c in batch for _ in range(self.samples)]
+        rewards, _ = rewards_of(replies, asked, self.reward)  # (Q * G,)
+        self.mean_reward = rewards.mean().item()
+        advantages = group_advantages(rewards.view(len(batch), self.samples)).flatten()
+        return policy_gradient_loss(token_logprobs(model, ids.to(device)),
+                                    weights[:, 1:].to(device), advantages.to(device))
