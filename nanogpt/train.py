@@ -438,6 +438,9 @@ def train(cfg: TrainConfig,  # the run's settings
          ) -> dict:
     "Train a GPT as `cfg` says; returns the run's figures and the trained model"
     parallel, run = parallel or SingleProcess(), None
+    if cfg.objective != 'lm' and objective is None:
+        raise ConfigError(f'objective={cfg.objective!r} needs its batches and loss: pass '
+                          "objective= (lesson 17's nanogpt.align), or set objective='lm'.")
     try:
         with StopRequest() as stop:  # Ctrl-C or SIGTERM in setup: stopped before the first step
             run = setup(cfg, parallel, prepare_model)
