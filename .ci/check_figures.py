@@ -4,7 +4,9 @@ Usual formatting differences pass: thousands separators (1,075 = 1075), a percen
 fraction (0.451 = 45.1%), and rounding of a printed value to the prose's decimals (1.8339 = 1.834).
 `results.ipynb` collects the course's figures, so its numbers are checked against every notebook.
 A figure quoted from elsewhere (a paper, nanoGPT's README) goes on `.ci/figures_cited.txt`, one line
-`notebook | figure | where it comes from`. Small integers (below 100) and years are not figures.
+`notebook | figure | where it comes from`; a cell whose every figure comes from one measurement made
+outside the notebook names it in the prose and carries `<!-- figures: SOURCE -->`.
+Small integers (below 100) and years are not figures.
 Inline `code`, $math$, URLs and link targets are skipped. Prints each problem; exits 1 if any.
 Usage: python .ci/check_figures.py [NOTEBOOK ...]  (default: every notebook in nbs/)
 """
@@ -21,6 +23,7 @@ heading_number = re.compile(r'^#+ *\d+[\d.]*', re.M)
 figure = re.compile(r'(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?%?(?![\w,]\d)'  # 1,075 or 1,075.5
                     r'|(?<![\w.,])\d+(?:\.\d+)?%?(?![\w.]\d)')  # 1075, 1.834 or 45.1%
 number = re.compile(r'\d+(?:\.\d+)?')
+cited_cell = re.compile(r'<!-- figures: [^<>]*\w[^<>]*-->')  # the cell's figures: from SOURCE
 
 
 def cells(path):
@@ -83,7 +86,7 @@ def problems_in(path, forms, cited):
     name = path.relative_to(nbs).as_posix()
     problems = []
     for index, cell in enumerate(cells(path)):
-        if cell['cell_type'] != 'markdown': continue
+        if cell['cell_type'] != 'markdown' or cited_cell.search(''.join(cell['source'])): continue
         prose = skipped.sub(' ', heading_number.sub('', ''.join(cell['source'])))
         for match in figure.finditer(prose):
             quoted = match.group(0)

@@ -640,10 +640,9 @@ def budget_run(data_dir: Path,  # holding shakespeare_char, prepared
     wall = time.time() - started
     if done.returncode:
         return {'budget': budget, 'error': (done.stdout + done.stderr).strip().splitlines()[-1]}
-    records = read_log(out_dir)[0]
-    steps = [r for r in records if 'ms' in r]
+    steps, evaluations = read_log(out_dir)  # logged steps (every log_interval), evaluations
     before = steps[0]['time'] - steps[0]['ms'] / 1000 - started  # seconds before the first step
-    iters = max(r['iter'] for r in records)
+    iters = evaluations[-1]['iter']  # the last evaluation's: the run's last iteration
     step_ms = statistics.median(r['ms'] for r in steps)
     measuring = re.search(r'measured in ([\d.]+) s', done.stdout)
     return {'budget': budget, 'wall': wall, 'before_first_step': before, 'iters': iters,
