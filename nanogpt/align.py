@@ -199,15 +199,15 @@ class DPOObjective:
     def loss(self,
              model,  # the policy, maybe wrapped
              batch: torch.Tensor,  # (B,) indices of pairs
-            ) -> torch.Tensor:
-        "The DPO loss of the batch's pairs"
+            ) -> tuple:
+        "(None, the DPO loss of the batch's pairs): no logits for `train_step` to keep"
         i = batch.to(self.reference_chosen.device)
         (c_ids, c_w), (r_ids, r_w) = self.chosen, self.rejected
         loss, margins = dpo_loss(sequence_logprobs(model, c_ids[i], c_w[i]),
                                  sequence_logprobs(model, r_ids[i], r_w[i]),
                                  self.reference_chosen[i], self.reference_rejected[i], self.beta)
         self.margins = margins.detach()
-        return loss
+        return None, loss
 
 # %% ../nbs/17_align.ipynb #54890cff
 def rewards_of(replies: list[str],  # the model's answers
@@ -278,8 +278,9 @@ class RLObjective:
     def loss(self,
              model,  # the policy, maybe wrapped
              batch: list[list[dict]],  # the questions
-            ) -> torch.Tensor:
-        "Sample answers, score them, and weigh each answer's log-probability by its advantage"
+            ) -> tuple:
+        """(None, the loss): answers sampled and scored, each answer's log-probability weighed
+        by its advantage"""
         prompts = [chat.render_prompt(self.tok, c[:1]) for c in batch for _ in range(self.samples)]
         self.steps += 1
         outs = sample_replies(self.policy, prompts, self.sampling, self.end,
@@ -292,5 +293,5 @@ class RLObjective:
         rewards, _ = rewards_of(replies, asked, self.reward)  # (Q * G,)
         self.mean_reward = rewards.mean().item()
         advantages = group_advantages(rewards.view(len(batch), self.samples)).flatten()
-        return policy_gradient_loss(token_logprobs(model, ids.to(device)),
-                                    weights[:, 1:].to(device), advantages.to(device))
+        return None, policy_gradient_loss(token_logprobs(model, ids.to(device)),
+                                          weights[:, 1:].to(device), advantages.to(device))

@@ -110,10 +110,11 @@ def get_lr(it: int,  # the iteration
 # %% ../nbs/06_training.ipynb #22ad8fd8
 def next_token_loss(model: nn.Module,  # the GPT, maybe wrapped
                     batch: tuple,  # (x, y) or (x, y, w), each (B, T)
-                   ) -> torch.Tensor:
-    "The mean cross-entropy of the batch's targets, weighed by `w` when the data gives it"
+                   ) -> tuple:
+    """(logits, loss): the model's, the loss the mean cross-entropy of the batch's targets,
+    weighed by `w` when the data gives it"""
     x, y, *w = batch
-    return model(x, y, loss_weights=w[0] if w else None)[1]
+    return model(x, y, loss_weights=w[0] if w else None)
 
 
 def train_step(model: nn.Module,  # what the step runs: maybe compiled, maybe wrapped for processes
@@ -124,7 +125,8 @@ def train_step(model: nn.Module,  # what the step runs: maybe compiled, maybe wr
                ctx=nullcontext(),  # the autocast context
                scaler=None,  # float16's GradScaler (None: off)
                parallel: SingleProcess = SingleProcess(),  # how gradients are synchronised
-               batch_loss=next_token_loss,  # (model, batch) -> the batch's loss (lesson 17: more)
+               # (model, batch) -> (logits or None, the batch's loss); lesson 17: more
+               batch_loss=next_token_loss,
               ) -> tuple:
     """One optimizer step over `accumulation_steps` micro-batches;
     returns (loss, gradient norm before clipping) as tensors"""
@@ -133,7 +135,7 @@ def train_step(model: nn.Module,  # what the step runs: maybe compiled, maybe wr
     for micro_step in range(accumulation_steps):
         batch = next_batch()  # (x, y) or (x, y, w) for the next-token loss
         with parallel.gradient_sync(model, last=micro_step == accumulation_steps - 1):
-            with ctx: loss = batch_loss(model, batch)
+            with ctx: _, loss = batch_loss(model, batch)  # the logits: kept, as the memory notebook counts
             loss = loss / accumulation_steps  # the mean over all micro-batches
             scaler.scale(loss).backward()  # gradients add up in .grad
         total += loss.detach()  # a tensor: no wait for the device
