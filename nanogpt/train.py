@@ -135,7 +135,7 @@ def train_step(model: nn.Module,  # what the step runs: maybe compiled, maybe wr
     for micro_step in range(accumulation_steps):
         batch = next_batch()  # (x, y) or (x, y, w) for the next-token loss
         with parallel.gradient_sync(model, last=micro_step == accumulation_steps - 1):
-            with ctx: _, loss = batch_loss(model, batch)  # the logits: kept, as the memory notebook counts
+            with ctx: _, loss = batch_loss(model, batch)  # logits: kept a while
             loss = loss / accumulation_steps  # the mean over all micro-batches
             scaler.scale(loss).backward()  # gradients add up in .grad
         total += loss.detach()  # a tensor: no wait for the device
