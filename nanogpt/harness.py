@@ -17,15 +17,18 @@ from .chat import check_conversation, hf_chat_template
 from .checkpoint import load_model
 from .errors import ConfigError
 from .evaluate import score_tokens
-from .files import require
+from .files import moved, require
 from .runtime import resolve_device
-from .sample import Engine, Sampling
+from .sample import Sampling
 from .talk import stop_ids
-from .tasks import continuation_logprobs
+from .tasks import answers_until, continuation_logprobs
+
+# cut_at, here before, lives with lesson 16's answers: it still imports from here, with a warning
+__getattr__ = moved(__name__, {'cut_at': 'nanogpt.tasks'})
 
 # %% auto #0
-__all__ = ['EVAL_EXTRA', 'lm_model', 'end_of_text', 'HarnessScorer', 'generation', 'cut_at', 'SpeltTokens', 'harness_device',
-           'NanoGPTLM', 'register', 'run_harness', 'lm_eval_main']
+__all__ = ['EVAL_EXTRA', 'lm_model', 'end_of_text', 'HarnessScorer', 'generation', 'SpeltTokens', 'harness_device', 'NanoGPTLM',
+           'register', 'run_harness', 'lm_eval_main']
 
 # %% ../nbs/engine/16_harness.ipynb #962e67c1
 EVAL_EXTRA = ('eval', 'lm-evaluation-harness and its nanogpt model type')  # for `require`
@@ -92,13 +95,6 @@ def generation(gen_kwargs: dict,  # a request's generation settings
     sampling = Sampling.of(kwargs) if kwargs['do_sample'] else Sampling(temperature=0)
     return [s for s in kwargs['until'] if s], sampling, kwargs['max_gen_toks']
 
-
-def cut_at(text: str,  # what was generated so far
-           stops: list,  # the stop strings
-          ) -> int | None:
-    "Where the first stop string in `text` starts, or None"
-    return min((i for i in (text.find(s) for s in stops) if i >= 0), default=None)
-
 # %% ../nbs/engine/16_harness.ipynb #bd1b8bf6
 @patch
 def start(self: HarnessScorer) -> list:
@@ -111,29 +107,16 @@ def start(self: HarnessScorer) -> list:
 
 
 @patch
-@torch.inference_mode()  # the engine's caches are inference tensors, a row leaving moves them
 def generate_until(self: HarnessScorer, requests: list,  # `args`: (prompt, settings)
                   ) -> list[str]:
     "The text generated for each request, up to its first stop string, `batch_size` rows at once"
     ends = set() if end_of_text(self.tok) is None else {end_of_text(self.tok)}
     if getattr(self.tok, 'chat', None) is not None: ends |= stop_ids(self.tok)
-    engine, out = Engine(self.model, slots=self.batch_size), [None] * len(requests)
-    waiting, rows = list(enumerate(r.args for r in requests)), []
-    while waiting or rows:
-        while waiting and len(rows) < self.batch_size:
-            k, (prompt, gen_kwargs) = waiting.pop(0)
-            until, sampling, most = generation(gen_kwargs)
-            ids = self.encoder().encode(prompt) or self.start()
-            rows.append((engine.add(ids, sampling, None, ends, most), k, len(ids), until))
-        engine.step()
-        for row, k, start, until in rows:
-            if row.error is not None: raise row.error
-            text = self.tok.decode([t for t in row.seq[start:] if t not in ends])
-            cut = cut_at(text, until)
-            if cut is not None: engine.remove(row)
-            if row.done: out[k] = text[:cut]
-        rows = [r for r in rows if not r[0].done]
-    return out
+    asked = []  # lesson 16's requests: (prompt ids, Sampling, the most new tokens, stop strings)
+    for prompt, gen_kwargs in (r.args for r in requests):
+        until, sampling, most = generation(gen_kwargs)
+        asked.append((self.encoder().encode(prompt) or self.start(), sampling, most, until))
+    return answers_until(self.model, self.tok, asked, frozenset(ends), self.batch_size)
 
 # %% ../nbs/engine/16_harness.ipynb #e8df92a5
 class SpeltTokens:

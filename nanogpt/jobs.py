@@ -205,7 +205,7 @@ def _prepare_and_fit(cfg: TrainConfig,  # checked settings, from `resolve_run`
     return fit_budget(cfg, asked, started, device, dataset_dir, say, options.closing_eval)
 
 
-def _check_objective(cfg: TrainConfig):
+def _refuse_objective(cfg: TrainConfig):
     "DPO and RL (lesson 17) take their data from Python: the command line says so in one line"
     if cfg.objective == 'lm': return
     raise ConfigError(f'--objective={cfg.objective} takes its preference pairs or questions '
@@ -224,7 +224,7 @@ def train_job(cfg: TrainConfig,  # the run's settings
              ) -> int:
     "Everything `nanogpt train` does; returns the exit status"
     if started is None: started = time.monotonic()  # a budget counts from this call
-    _check_objective(cfg)  # before anything is measured or prepared
+    _refuse_objective(cfg)  # before anything is measured or prepared
     parallel = Distributed.from_env()
     if not parallel.is_main: say = _silent  # under torchrun, one process talks
     device = resolve_device(cfg.device)

@@ -281,8 +281,9 @@ def fit_budget(cfg: TrainConfig,  # settings with a time_budget
     vocab_size = meta['vocab_size']
     if by_rule:
         cfg = _pick_shape(cfg, explicit, device, vocab_size, measure)
-        when = f'measured in {sum(spent):.1f} s'
-        if sum(spent) < 0.05: when = 'measured here before'  # every candidate's speed cached
+        measuring = sum(spent)
+        when = f'measured in {measuring:.1f} s'
+        if measuring < 0.05: when = 'measured here before'  # every candidate's speed cached
         say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, {when}: "
             f"{cfg.n_layer} layers of {cfg.n_embd} channels "
             f"(the speed notebook's rule; pass --n_layer, --n_embd, ... to choose)", flush=True)

@@ -22,9 +22,9 @@ from .talk import stop_ids
 # %% auto #0
 __all__ = ['WORD_END', 'HELLASWAG_COMMIT', 'HELLASWAG_URL', 'HELLASWAG_VAL_BLOB', 'pair_ids', 'continuation_logprobs',
            'check_choice_item', 'choice_predictions', 'multiple_choice', 'next_speaker_items', 'next_line_items',
-           'spelling_items', 'word_end_items', 'greedy_answer', 'check_exact_item', 'exact_match', 'with_shots',
-           'centred', 'score_task', 'task_report', 'format_report', 'shakespeare_suite', 'git_blob_id',
-           'hellaswag_file', 'hellaswag_item', 'read_hellaswag']
+           'spelling_items', 'word_end_items', 'cut_at', 'answers_until', 'greedy_answer', 'check_exact_item',
+           'exact_match', 'with_shots', 'centred', 'score_task', 'task_report', 'format_report', 'shakespeare_suite',
+           'git_blob_id', 'hellaswag_file', 'hellaswag_item', 'read_hellaswag']
 
 # %% ../nbs/16_tasks.ipynb #c031798c
 def _context_ids(tokenizer,  # any nanogpt tokenizer
@@ -260,8 +260,37 @@ def _prompt_ids(tokenizer,  # any nanogpt tokenizer
     return _context_ids(tokenizer, prompt), frozenset() if eot is None else frozenset({eot})
 
 
-def _answer_text(tokenizer, new: list, stops: frozenset) -> str:
-    return tokenizer.decode([token for token in new if token not in stops])
+def cut_at(text: str,  # what was generated so far
+           stops: list,  # the stop strings
+          ) -> int | None:
+    "Where the first stop string in `text` starts, or None"
+    return min((i for i in (text.find(s) for s in stops) if i >= 0), default=None)
+
+
+@torch.inference_mode()  # the engine's caches are inference tensors, a row leaving moves them
+def answers_until(model,  # a GPT in eval mode
+                  tokenizer,  # its tokenizer
+                  # (prompt ids, Sampling, the most new tokens, stop strings) of each answer
+                  requests: list,
+                  ends: frozenset,  # token ids that end an answer (left out of its text)
+                  slots: int = 16,  # answers decoded side by side
+                 ) -> list[str]:
+    "Each request's text, up to its first stop string, decoded together on lesson 07's `Engine`"
+    engine, out = Engine(model, slots=slots), [None] * len(requests)
+    waiting, rows = list(enumerate(requests)), []
+    while waiting or rows:
+        while waiting and len(rows) < slots:
+            k, (ids, sampling, most, until) = waiting.pop(0)
+            rows.append((engine.add(ids, sampling, None, ends, most), k, len(ids), until))
+        engine.step()
+        for row, k, start, until in rows:
+            if row.error is not None: raise row.error
+            text = tokenizer.decode([t for t in row.seq[start:] if t not in ends])
+            cut = cut_at(text, until)
+            if cut is not None: engine.remove(row)
+            if row.done: out[k] = text[:cut]
+        rows = [r for r in rows if not r[0].done]
+    return out
 
 
 def greedy_answer(model,  # a GPT in eval mode
@@ -271,17 +300,10 @@ def greedy_answer(model,  # a GPT in eval mode
                   until=('\n',),  # strings that end the answer (left out)
                  ) -> str:
     """The model's greedy continuation of `prompt`, up to a string of `until` or a stop token
-    (lesson 07's `Engine`, at temperature 0)"""
+    (`answers_until` at temperature 0)"""
     ids, stops = _prompt_ids(tokenizer, prompt)
-    engine = Engine(model, slots=1)
-    row = engine.add(ids, Sampling(temperature=0.0), stop_tokens=stops,
-                     max_new_tokens=max_new_tokens)
-    while not row.done:
-        engine.step()
-        if any(u in _answer_text(tokenizer, row.seq[len(ids):], stops) for u in until):
-            engine.remove(row)
-    text = _answer_text(tokenizer, row.seq[len(ids):], stops)
-    return text[:min((text.index(u) for u in until if u in text), default=len(text))]
+    request = (ids, Sampling(temperature=0.0), max_new_tokens, list(until))
+    return answers_until(model, tokenizer, [request], stops, slots=1)[0]
 
 # %% ../nbs/16_tasks.ipynb #729721e3
 def check_exact_item(item,  # {'prompt': str, 'answer': str}
