@@ -14,13 +14,14 @@ from torch.nn import functional as F
 
 from . import chat
 from .chat import _alpaca, answer_of, check_conversation, is_correct, render_conversation
+from .corpus import PREFERENCE_URL
 from .errors import ConfigError, DataError, MissingError
 from .sample import Engine, Sampling
 
 # %% auto #0
-__all__ = ['PREFERENCE_URL', 'sample_replies', 'token_logprobs', 'sequence_logprobs', 'pad_batch', 'frozen_reference', 'dpo_loss',
-           'preference_pair', 'preference_pairs', 'render_pairs', 'read_preferences', 'DPOObjective', 'rewards_of',
-           'group_advantages', 'policy_gradient_loss', 'RLObjective']
+__all__ = ['sample_replies', 'token_logprobs', 'sequence_logprobs', 'pad_batch', 'frozen_reference', 'dpo_loss',
+           'preference_pair', 'preference_pairs', 'render_pairs', 'read_preferences', 'fitting_pairs', 'DPOObjective',
+           'rewards_of', 'group_advantages', 'policy_gradient_loss', 'RLObjective']
 
 # %% ../nbs/17_align.ipynb #9760cb15
 def sample_replies(model,  # a GPT
@@ -140,10 +141,6 @@ def render_pairs(tok,  # a tokenizer with a chat template
     return side('chosen'), side('rejected')
 
 # %% ../nbs/17_align.ipynb #92c15d12
-PREFERENCE_URL = ('https://raw.githubusercontent.com/rasbt/LLMs-from-scratch/main/ch07/'
-                  '04_preference-tuning-with-dpo/instruction-data-with-preference.json')
-
-
 def read_preferences(path,  # a JSON list of {"instruction", "input", "chosen", "rejected"}
                      drop_identical: bool = False,  # leave out records whose answers are the same
                     ) -> list[dict]:
@@ -170,6 +167,23 @@ def read_preferences(path,  # a JSON list of {"instruction", "input", "chosen", 
     return pairs
 
 # %% ../nbs/17_align.ipynb #971377a4
+def fitting_pairs(tok,  # a tokenizer with a chat template
+                  pairs: list[dict],  # from preference_pair
+                  context: int,  # the model's block_size
+                 ) -> tuple:
+    """(`render_pairs` of the pairs whose two conversations fit `context` (+1), cropped to the
+    longest; how many were left out)"""
+    (c_ids, c_w), (r_ids, r_w) = render_pairs(tok, pairs)  # (P, T) each
+    # (P,): where each pair's longer conversation ends, after its last answer token
+    ends = torch.maximum(*(w.size(1) - (w.flip(1) > 0).int().argmax(1) for w in (c_w, r_w)))
+    fits = ends <= context + 1
+    if not fits.any():
+        raise DataError(f"None of the {len(pairs)} preference pairs fits the model's context of "
+                        f'{context} tokens: give shorter pairs, or a model with a longer context.')
+    T = int(ends[fits].max())
+    return ((c_ids[fits, :T], c_w[fits, :T]), (r_ids[fits, :T], r_w[fits, :T])), int((~fits).sum())
+
+
 class DPOObjective:
     "DPO for `train`: batches of pair indices, the loss against the starting model, frozen"
     def __init__(self,
@@ -182,12 +196,15 @@ class DPOObjective:
                 ):
         if not pairs: raise DataError('DPO needs preference pairs: give at least one.')
         device = next(policy.parameters()).device
+        sides, self.left_out = fitting_pairs(tok, pairs, policy.config.block_size)
         self.chosen, self.rejected = [tuple(t.to(device) for t in side)
-                                      for side in render_pairs(tok, pairs)]  # (ids, w), (P, T)
+                                      for side in sides]  # (ids, w), (P, T)
         reference = frozen_reference(policy)
-        with torch.no_grad():  # (P,) each, once for the whole run
-            self.reference_chosen = sequence_logprobs(reference, *self.chosen)
-            self.reference_rejected = sequence_logprobs(reference, *self.rejected)
+        with torch.no_grad():  # (P,) each, once for the whole run, a batch at a time
+            self.reference_chosen, self.reference_rejected = (
+                torch.cat([sequence_logprobs(reference, ids[k:k + batch_size], w[k:k + batch_size])
+                           for k in range(0, len(ids), batch_size)])
+                for ids, w in (self.chosen, self.rejected))
         self.batch_size, self.beta = batch_size, beta
         self.draws = torch.Generator().manual_seed(seed)
         self.margins = None  # (batch_size,) the last batch's
@@ -208,6 +225,11 @@ class DPOObjective:
                                  self.reference_chosen[i], self.reference_rejected[i], self.beta)
         self.margins = margins.detach()
         return None, loss
+
+    def figures(self) -> dict:
+        "The last batch's mean margin and how often its chosen answer won, for the run's log"
+        return {'dpo_margin': self.margins.mean().item(),
+                'dpo_accuracy': (self.margins > 0).float().mean().item()}
 
 # %% ../nbs/17_align.ipynb #54890cff
 def rewards_of(replies: list[str],  # the model's answers
@@ -264,11 +286,18 @@ class RLObjective:
                 ):
         if not questions:
             raise DataError('RL needs questions whose answers a program checks: give at least one.')
-        self.policy, self.tok, self.questions, self.reward = policy, tok, questions, reward
+        room = policy.config.block_size + 1 - max_new_tokens  # a question's longest prompt
+        fitting = [c for c in questions if len(chat.render_prompt(tok, c[:1])) <= room]
+        if not fitting:
+            raise DataError(f"None of the {len(questions)} questions leaves {max_new_tokens} new "
+                            f"tokens in the model's context of {policy.config.block_size}: lower "
+                            'max_new_tokens, or give shorter questions.')
+        self.left_out = len(questions) - len(fitting)
+        self.policy, self.tok, self.questions, self.reward = policy, tok, fitting, reward
         self.batch_size, self.samples, self.max_new_tokens = batch_size, samples, max_new_tokens
         self.end, self.sampling = tok.token_id('<|end|>'), Sampling(temperature=1.0)
         self.draws, self.seed, self.steps = torch.Generator().manual_seed(seed), seed, 0
-        self.mean_reward = None  # the last batch's
+        self.mean_reward, self.reward_errors = None, 0  # the last batch's; all the run's
 
     def next_batch(self) -> list[list[dict]]:
         "`batch_size` questions, drawn at random"
@@ -290,8 +319,13 @@ class RLObjective:
         device = next(self.policy.parameters()).device
         replies = [self.tok.decode([i for i in o if i != self.end]) for o in outs]
         asked = [c for c in batch for _ in range(self.samples)]
-        rewards, _ = rewards_of(replies, asked, self.reward)  # (Q * G,)
+        rewards, raised = rewards_of(replies, asked, self.reward)  # (Q * G,)
+        self.reward_errors += raised
         self.mean_reward = rewards.mean().item()
         advantages = group_advantages(rewards.view(len(batch), self.samples)).flatten()
         return None, policy_gradient_loss(token_logprobs(model, ids.to(device)),
                                           weights[:, 1:].to(device), advantages.to(device))
+
+    def figures(self) -> dict:
+        "The last batch's mean reward, and how many rewards have raised so far, for the run's log"
+        return {'rl_reward': self.mean_reward, 'rl_reward_errors': self.reward_errors}

@@ -26,8 +26,8 @@ __getattr__ = moved(__name__, {'rng_state': 'nanogpt.files', 'set_rng_state': 'n
 
 # %% auto #0
 __all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'MAX_BLOCK_SIZE', 'save_checkpoint',
-           'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters', 'read_nanogpt_meta', 'from_nanogpt',
-           'load_weights', 'check_finite', 'load_model', 'read_run_config']
+           'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters', 'lineage', 'read_nanogpt_meta',
+           'from_nanogpt', 'load_weights', 'check_finite', 'load_model', 'read_run_config']
 
 # %% ../nbs/engine/02_checkpoint.ipynb #21ac8027
 CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has every key
@@ -171,6 +171,19 @@ def fold_adapters(state: dict,  # a state dict, perhaps with LoRA's `NAME.lora_A
         lora_A, lora_B = state[f'{name}.lora_A'], state[f'{name}.lora_B']
         folded[f'{name}.weight'] = state[f'{name}.weight'] + scale * lora_B @ lora_A
     return folded
+
+# %% ../nbs/engine/02_checkpoint.ipynb #01d4dded
+def lineage(source,  # a run's out_dir, or the name or folder of weights from outside
+           ) -> list[dict]:
+    "Every stage that trained the weights at `source`, oldest first: the run's own stage last"
+    path = find_checkpoint(source) if Path(source).is_dir() else None
+    if path is None: return [{'weights': str(source)}]  # GPT-2, a Hugging Face folder
+    saved = torch.load(path, map_location='cpu', weights_only=True, mmap=True)
+    config = saved.get('config') or {}
+    stage = {'checkpoint': str(path), 'objective': config.get('objective', 'lm'),
+             'dataset': config.get('dataset'), 'init_from': config.get('init_from'),
+             'iter_num': saved.get('iter_num')}
+    return [*saved.get('trained_from', []), stage]
 
 # %% ../nbs/engine/02_checkpoint.ipynb #b77b86cf
 class _PlainUnpickler(pickle.Unpickler):

@@ -38,7 +38,8 @@ def _add_prepare(sub):
                                    'its length; documents (records, files) split whole, each '
                                    'ending in <|endoftext|>.')
     p.add_argument('dataset', help="'shakespeare_char', 'shakespeare', the chat datasets "
-                                   "'shakespeare_chat' and 'instructions', a text file, a chat "
+                                   "'shakespeare_chat' and 'instructions', the preference pairs "
+                                   "'preferences' (for --objective=dpo), a text file, a chat "
                                    'file, a folder or glob of text, JSON Lines or Parquet files, '
                                    'hf:NAME (pip install "nanogpt[data]"), or a save_to_disk '
                                    'folder')

@@ -101,8 +101,8 @@ class TrainConfig:
     lora_targets: str = 'c_attn,c_proj,c_fc'  # the layers that get adapters, comma-separated
     # objective (lesson 17): the loss each step lowers; evaluations stay the next-token loss
     objective: str = 'lm'  # 'lm' next token; 'dpo' or 'rl' start from a chat run (--init_from)
-    dpo_beta: float = 0.1  # dpo: needs a dataset of preference pairs; how far from the start run
-    rl_samples: int = 4  # rl: needs a chat dataset a program checks; answers per question
+    dpo_beta: float = 0.1  # dpo (pairs: nanogpt prepare preferences): how far from the start run
+    rl_samples: int = 4  # rl (chat questions; an exact answer scores 1): answers per question
     rl_max_new_tokens: int = 32  # rl: the longest answer sampled, in tokens
 
 # %% ../nbs/engine/11_config.ipynb #360b3a67
@@ -249,6 +249,10 @@ def _check_objective(cfg: TrainConfig):
     if cfg.rl_samples < 2 or cfg.rl_max_new_tokens < 1:
         raise ConfigError('rl_samples must be 2 or more (answers compared per question) and '
                           'rl_max_new_tokens 1 or more.')
+    if cfg.objective != 'lm' and (cfg.time_budget or cfg.lora_rank):
+        raise ConfigError(f'--objective={cfg.objective} trains every weight for --max_iters steps '
+                          '(a time budget plans next-token steps): leave out --time_budget and '
+                          '--lora_rank.')
 
 
 def check_config(cfg: TrainConfig):  # the settings to check

@@ -64,12 +64,14 @@ from .tokenizers import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, tokeniz
 
 # %% auto #0
 __all__ = ['BLOCK_BYTES', 'MAX_CARRY', 'BPE_SAMPLE_CHARS', 'FAST_BPE_SAMPLE_CHARS', 'HF_NAME', 'RECORD_SUFFIXES', 'CHAT_KEYS',
-           'INSTRUCTIONS_URL', 'INSTRUCTIONS_SHA256', 'CHAT_DATASETS', 'SHAKESPEARE_CHAT', 'safe_cut', 'spool_pipes',
-           'hf_name', 'hf_dataset_rows', 'corpus_files', 'is_hf_dataset', 'Reader', 'tiktoken_names',
+           'CONVERSATIONS_FILE', 'PAIRS_FILE', 'CHAT_DATASET_FILES', 'INSTRUCTIONS_URL', 'INSTRUCTIONS_SHA256',
+           'PREFERENCE_URL', 'PREFERENCE_SHA256', 'CHAT_DATASETS', 'SHAKESPEARE_CHAT', 'BOOK_FILES', 'safe_cut',
+           'spool_pipes', 'hf_name', 'hf_dataset_rows', 'corpus_files', 'is_hf_dataset', 'Reader', 'tiktoken_names',
            'corpus_tokenizer', 'train_bpe_fast', 'bpe_trainer', 'corpus_bpe', 'check_key_terms', 'key_term_mask',
            'encode_task', 'separator_ids', 'document_starts', 'default_name', 'prepare_corpus', 'is_chat_file',
-           'chat_records', 'ChatReader', 'chat_files', 'prepare_chat', 'instruction_data', 'book_split',
-           'shakespeare_chat_split', 'prepare_builtin_chat', 'dataset_summary', 'prepare_dataset']
+           'chat_records', 'ChatReader', 'jsonl_conversations', 'chat_files', 'prepare_chat', 'book_data',
+           'instruction_data', 'book_split', 'shakespeare_chat_split', 'prepare_builtin_chat', 'dataset_summary',
+           'prepare_dataset']
 
 # %% ../nbs/engine/14_corpora.ipynb #525fac90
 BLOCK_BYTES = 1 << 22  # 4 MiB: one read, and about one tokenization task
@@ -814,6 +816,17 @@ def _packed(rendered: list,  # one split's conversations, [(ids, weights), ...]
             'docs': starts.tobytes()}
 
 # %% ../nbs/engine/14_corpora.ipynb #46f8d28f
+CONVERSATIONS_FILE = 'train.jsonl'  # a chat dataset's training conversations (RL's questions)
+PAIRS_FILE = 'pairs.json'  # a preference dataset's training pairs (DPO's)
+CHAT_DATASET_FILES = (*DATASET_FILES, CONVERSATIONS_FILE, PAIRS_FILE)  # replaced as one set
+
+
+def jsonl_conversations(conversations: list[list[dict]]) -> bytes:
+    "The conversations as JSON Lines of OpenAI messages, as `read_conversations` reads them"
+    return ''.join(json.dumps({'messages': m}, ensure_ascii=False) + '\n'
+                   for m in conversations).encode()
+
+
 def chat_files(tok,  # the chat tokenizer
                kind: str,  # its base as prepare names it: 'bpe' keeps merges in BPE_FILE
                splits: dict,  # 'train' and 'val' -> their conversations
@@ -821,9 +834,11 @@ def chat_files(tok,  # the chat tokenizer
                source_sha256: str,  # the SHA-256 of the data read
                terms: tuple = (),  # `check_key_terms`'s
                key_weight: int = 2,  # their weight in the loss (the rest of a reply: 1)
+               pairs: list | None = None,  # preference records of the training split, for DPO
                **more,  # more fields of meta.json
               ) -> dict:
-    "The files of a chat dataset for `write_file_set`: each split's conversations rendered, packed"
+    """The files of a chat dataset for `write_file_set`: each split's conversations rendered,
+    packed; the training conversations as text for RL, and any preference pairs for DPO"""
     rendered = {split: [] for split in splits}
     for split, conversations in splits.items():
         for messages in conversations:
@@ -831,13 +846,18 @@ def chat_files(tok,  # the chat tokenizer
             if terms: weights = _key_weights(tok, messages, weights, terms, key_weight)
             rendered[split].append((ids, weights))
     parts = {split: _packed(r, token_dtype(tok.vocab_size)) for split, r in rendered.items()}
-    return dataset_files(
+    if pairs is not None: more['pairs'] = PAIRS_FILE  # meta.json names what the folder holds
+    files = dataset_files(
         tok, kind, {split: p['splits'] for split, p in parts.items()}, source, source_sha256,
         trainer=bpe_trainer() if kind == 'bpe' else None,
         weights={split: p['weights'] for split, p in parts.items()},
         docs={split: p['docs'] for split, p in parts.items()},
         documents={split: len(r) for split, r in rendered.items()},
-        longest_conversation=max(len(ids) for r in rendered.values() for ids, _ in r), **more)
+        longest_conversation=max(len(ids) for r in rendered.values() for ids, _ in r),
+        conversations=CONVERSATIONS_FILE, **more)
+    files[CONVERSATIONS_FILE] = jsonl_conversations(splits['train'])
+    if pairs is not None: files[PAIRS_FILE] = json.dumps(pairs, indent=1).encode()
+    return files
 
 
 def _chat_settings(key_terms, key_weight, val_fraction, vocab_size) -> tuple:
@@ -872,28 +892,47 @@ def prepare_chat(source,  # a chat file (OpenAI messages JSONL, Alpaca JSON, Sha
                         'or pass a larger --val_fraction.')
     tok = chat_tokenizer(corpus_tokenizer(tokenizer, ChatReader(source, splits), vocab_size))
     files = chat_files(tok, tokenizer, splits, shown_name(source), source_sha256, terms, key_weight)
-    return write_file_set(folder, files, drop=DATASET_FILES)
+    return write_file_set(folder, files, drop=CHAT_DATASET_FILES)
 
 # %% ../nbs/engine/14_corpora.ipynb #31eec893
 INSTRUCTIONS_URL = ('https://raw.githubusercontent.com/rasbt/LLMs-from-scratch/'
                     '28c65cdfbc3338e2e040016eea4b7fdf556e4d57/ch07/01_main-chapter-code/'
                     'instruction-data.json')
 INSTRUCTIONS_SHA256 = '7e09a9af353722ca15c18bc580f093f9c39d3178335a75177319cb1e1d163944'
-CHAT_DATASETS = {'shakespeare_chat': 'char', 'instructions': 'gpt2'}  # -> its base tokenizer
+PREFERENCE_URL = ('https://raw.githubusercontent.com/rasbt/LLMs-from-scratch/'
+                  '28c65cdfbc3338e2e040016eea4b7fdf556e4d57/ch07/04_preference-tuning-with-dpo/'
+                  'instruction-data-with-preference.json')
+PREFERENCE_SHA256 = '305315abf14f65fa42c01a0877572f832606571c2a7d49f152ac1d758b16756e'
+# built-in chat dataset -> its base tokenizer
+CHAT_DATASETS = {'shakespeare_chat': 'char', 'instructions': 'gpt2', 'preferences': 'gpt2'}
 SHAKESPEARE_CHAT = (10_000, 500)  # shakespeare_chat's conversations: train and val; held out
+
+
+BOOK_FILES = {  # LLMs-from-scratch chapter 7's files: (address, sha256)
+    'instructions': (INSTRUCTIONS_URL, INSTRUCTIONS_SHA256),
+    'preferences': (PREFERENCE_URL, PREFERENCE_SHA256)}
+
+
+def book_data(data_dir='data',  # root of the datasets
+              name: str = 'instructions',  # folder to use
+              src=None,  # a local copy to use instead of downloading
+              which: str = 'instructions',  # a key of BOOK_FILES
+             ) -> Path:
+    """Path of one of LLMs-from-scratch's chapter-7 files in `data_dir/name`: from `src`,
+    the copy there, or a download, checked by its sha256"""
+    url, sha256 = BOOK_FILES[which]
+    dest = Path(data_dir) / name / url.rsplit('/', 1)[1]
+    manual = (f'Put it there by hand: download {url} on a machine with network and copy it to '
+              f'{dest} (sha256 {sha256}).')
+    return fetch_checked(dest, url, sha256, f"LLMs-from-scratch's {dest.name}", manual, src)
 
 
 def instruction_data(data_dir='data',  # root of the datasets
                      name: str = 'instructions',  # folder to use
                      src=None,  # a local copy to use instead of downloading
                     ) -> Path:
-    """Path of LLMs-from-scratch's instruction-data.json in `data_dir/name`: from `src`,
-    the copy there, or a download"""
-    dest = Path(data_dir) / name / 'instruction-data.json'
-    manual = (f'Put it there by hand: download {INSTRUCTIONS_URL} on a machine with network and '
-              f'copy it to {dest} (sha256 {INSTRUCTIONS_SHA256}).')
-    return fetch_checked(dest, INSTRUCTIONS_URL, INSTRUCTIONS_SHA256,
-                         "LLMs-from-scratch's instruction-data.json", manual, src)
+    "Path of LLMs-from-scratch's instruction-data.json in `data_dir/name` (`book_data`)"
+    return book_data(data_dir, name, src, 'instructions')
 
 
 def book_split(conversations: list) -> dict:
@@ -921,6 +960,16 @@ def _refuse_special(source, special_tokens):
                           'message could forge it). Leave out --special_tokens.')
 
 
+def _book_records(path: Path,  # a book file, checked by its sha256
+                  source: str,  # 'instructions' or 'preferences'
+                 ) -> tuple:
+    """(what `read_conversations` reads, the training split's preference records or None): the
+    preference file's replies are its chosen answers"""
+    if source == 'instructions': return path, None
+    records = json.loads(path.read_text())
+    return [{**r, 'output': r['chosen']} for r in records], book_split(records)['train']
+
+
 def prepare_builtin_chat(source,  # a key of CHAT_DATASETS
                          data_dir='data',  # the root of the datasets
                          name: str | None = None,  # its folder in data_dir (default: `source`)
@@ -932,15 +981,18 @@ def prepare_builtin_chat(source,  # a key of CHAT_DATASETS
                          key_weight: int = 2,  # their weight in the loss
                         ) -> Path:
     """A built-in chat dataset as `prepare_chat` writes one, and `test.jsonl`: held-out
-    conversations (OpenAI messages) whose questions are in neither split"""
+    conversations (OpenAI messages) whose questions are in neither split; `preferences` also
+    keeps its training pairs (`PAIRS_FILE`)"""
     terms = _chat_settings(key_terms, key_weight, val_fraction, vocab_size)
     folder, kind = dataset_folder(data_dir, name or source), tokenizer or CHAT_DATASETS[source]
-    if source == 'instructions':
+    pairs = None
+    if source in BOOK_FILES:
         if val_fraction != 0.1:  # prepare's default
-            raise ConfigError('instructions is split as LLMs-from-scratch splits it (85% train, '
+            raise ConfigError(f'{source} is split as LLMs-from-scratch splits it (85% train, '
                               '10% test, 5% val): leave out --val_fraction.')
-        path = instruction_data(data_dir, folder.name, src)
-        splits, vocabulary = book_split(read_conversations(path)), None
+        path = book_data(data_dir, folder.name, src, source)
+        records, pairs = _book_records(path, source)
+        splits, vocabulary = book_split(read_conversations(records)), None
     else:  # shakespeare_char's vocabulary: the characters of the plays
         path = tiny_shakespeare(data_dir, folder.name, src)
         text = read_corpus(path)
@@ -949,10 +1001,9 @@ def prepare_builtin_chat(source,  # a key of CHAT_DATASETS
     test = splits.pop('test')
     base = corpus_tokenizer(kind, ChatReader(source, vocabulary or splits), vocab_size)
     files = chat_files(chat_tokenizer(base), kind, splits, shown_name(path), sha256_file(path),
-                       terms, key_weight, held_out=len(test))
-    files[TEST_FILE] = ''.join(json.dumps({'messages': m}, ensure_ascii=False) + '\n'
-                               for m in test).encode()
-    return write_file_set(folder, files, drop=DATASET_FILES)
+                       terms, key_weight, pairs, held_out=len(test))
+    files[TEST_FILE] = jsonl_conversations(test)
+    return write_file_set(folder, files, drop=CHAT_DATASET_FILES)
 
 # %% ../nbs/engine/14_corpora.ipynb #bdf765e6
 def _as_a_set(prepare: Callable) -> Callable:
@@ -1002,8 +1053,8 @@ def prepare_dataset(source,  # a built-in dataset or anything `prepare_corpus` r
     "What `nanogpt prepare` runs: built-in datasets via lesson 02's `prepare`, the rest streamed"
     if not str(source).strip():  # Path('') is the current folder: never read it unasked
         raise ConfigError('No dataset given: pass a built-in dataset (shakespeare_char, '
-                          'shakespeare, shakespeare_chat, instructions), a file, a folder, a '
-                          'glob or hf:NAME.')
+                          'shakespeare, shakespeare_chat, instructions, preferences), a file, '
+                          'a folder, a glob or hf:NAME.')
     weighed = {'special_tokens': special_tokens, 'key_terms': key_terms, 'key_weight': key_weight}
     if str(source) in CHAT_DATASETS:
         _refuse_special(source, special_tokens)

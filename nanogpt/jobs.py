@@ -22,11 +22,12 @@ from nanogpt.sample import (
     seeded_generator,
 )
 
+from .align import DPOObjective, RLObjective, read_preferences
 from .chat import read_conversations
 from .checkpoint import find_checkpoint, load_model
 from .config import Asked, TrainConfig, TrainOptions, default_preset, resolve_run
 from .corpus import CHAT_DATASETS, prepare_dataset
-from .data import DATASETS, load_meta, read_corpus, tiny_shakespeare
+from .data import DATASETS, load_meta, load_tokenizer, read_corpus, tiny_shakespeare
 from .distributed import Distributed
 from .errors import ConfigError, DataError, MissingError, TrainingError
 from .evaluate import evaluate_run
@@ -41,8 +42,8 @@ from .tasks import hellaswag_file, read_hellaswag, shakespeare_suite, task_repor
 from .train import PRESETS, train
 
 # %% auto #0
-__all__ = ['SAMPLE_DEFAULTS', 'TASK_QUESTIONS', 'default_run', 'model_source', 'read_prompt', 'describe_run', 'train_job',
-           'loaded_from', 'sample_job', 'task_suite', 'eval_job', 'chat_job', 'export_job']
+__all__ = ['SAMPLE_DEFAULTS', 'TASK_QUESTIONS', 'default_run', 'model_source', 'read_prompt', 'describe_run', 'objective_of',
+           'train_job', 'loaded_from', 'sample_job', 'task_suite', 'eval_job', 'chat_job', 'export_job']
 
 # %% ../nbs/engine/12_jobs.ipynb #a0009c36
 def default_run(device: str = 'auto',  # the device `nanogpt train` would train on
@@ -126,9 +127,12 @@ def _sample_prompt(tokenizer) -> str:
     return '\n'
 
 # %% ../nbs/engine/12_jobs.ipynb #ff8b335c
-def _run(cfg, parallel: Distributed, say):
-    "Train (LoRA adapters with --lora_rank), explaining the two ways a run can end early"
-    try: return (train_lora if cfg.lora_rank else train)(cfg, parallel)
+def _run(cfg, parallel: Distributed, say, objective=None):
+    """Train (LoRA adapters with --lora_rank; DPO or RL with `objective`), explaining the two ways
+    a run can end early"""
+    try:
+        if cfg.lora_rank: return train_lora(cfg, parallel)
+        return train(cfg, parallel, objective=objective)
     # Ctrl-C again while the interrupted run was saving: the save was abandoned, the file is whole
     except KeyboardInterrupt:
         say(f'interrupted again while saving: {saved_iteration(cfg.out_dir)}', file=sys.stderr)
@@ -205,13 +209,47 @@ def _prepare_and_fit(cfg: TrainConfig,  # checked settings, from `resolve_run`
     return fit_budget(cfg, asked, started, device, dataset_dir, say, options.closing_eval)
 
 
-def _refuse_objective(cfg: TrainConfig):
-    "DPO and RL (lesson 17) take their data from Python: the command line says so in one line"
-    if cfg.objective == 'lm': return
-    raise ConfigError(f'--objective={cfg.objective} takes its preference pairs or questions '
-                      'from Python, not from a dataset folder: build align.DPOObjective or '
-                      'align.RLObjective and call train(cfg, objective=...) (lesson 17), '
-                      'or leave out --objective.')
+def _objective_data(cfg: TrainConfig,  # resolved settings, objective 'dpo' or 'rl'
+                    say,  # where the job speaks
+                   ) -> list:
+    "The preference pairs or the questions `cfg`'s dataset keeps for its objective, checked"
+    folder = Path(cfg.data_dir) / cfg.dataset
+    key, what = {'dpo': ('pairs', 'preference pairs'),
+                 'rl': ('conversations', 'questions with answers')}[cfg.objective]
+    meta = load_meta(folder)
+    if key not in meta:
+        raise ConfigError(f'--objective={cfg.objective} trains on {what}, and {folder} holds '
+                          'none: pass --dataset=preferences (nanogpt prepare preferences) for dpo, '
+                          'a chat dataset for rl (prepared again if it was made before this '
+                          'version).')
+    if cfg.objective == 'rl': return read_conversations(folder / meta[key])
+    records = len(json.loads((folder / meta[key]).read_text()))
+    pairs = read_preferences(folder / meta[key], drop_identical=True)
+    if len(pairs) < records:
+        say(f'dpo: left out {records - len(pairs)} of {records} pairs whose answers are the same')
+    return pairs
+
+
+def objective_of(cfg: TrainConfig,  # resolved settings
+                 say=print,  # where the job speaks
+                ):
+    """None for next-token training; for dpo and rl, run -> lesson 17's objective, its data read
+    from the dataset now"""
+    if cfg.objective == 'lm': return None
+    data, tokenizer = _objective_data(cfg, say), load_tokenizer(Path(cfg.data_dir) / cfg.dataset)
+
+    def build(run):  # the run's model: a frozen copy is DPO's reference, and RL samples from it
+        if cfg.objective == 'dpo':
+            objective = DPOObjective(run.model, tokenizer, data, cfg.batch_size, cfg.dpo_beta,
+                                     cfg.seed)
+        else:
+            objective = RLObjective(run.model, tokenizer, data, cfg.batch_size, cfg.rl_samples,
+                                    cfg.rl_max_new_tokens, seed=cfg.seed)
+        if objective.left_out:
+            say(f'{cfg.objective}: left out {objective.left_out} of {len(data)} that do not fit '
+                f'the context of {run.model.config.block_size} tokens')
+        return objective
+    return build
 
 
 def train_job(cfg: TrainConfig,  # the run's settings
@@ -224,13 +262,13 @@ def train_job(cfg: TrainConfig,  # the run's settings
              ) -> int:
     "Everything `nanogpt train` does; returns the exit status"
     if started is None: started = time.monotonic()  # a budget counts from this call
-    _refuse_objective(cfg)  # before anything is measured or prepared
     parallel = Distributed.from_env()
     if not parallel.is_main: say = _silent  # under torchrun, one process talks
     device = resolve_device(cfg.device)
     fit = functools.partial(_prepare_and_fit, options=options, asked=asked,
                             started=started, device=device, parallel=parallel, say=say)
     cfg = resolve_run(cfg, parallel.world_size, fit)  # the one place a run's settings are decided
+    objective = objective_of(cfg, say)  # DPO's pairs or RL's questions, read before the run
     dataset_dir = Path(cfg.data_dir) / cfg.dataset
     if options.dry_run:
         if parallel.is_main: dry_run(cfg, device, as_json)
@@ -238,7 +276,7 @@ def train_job(cfg: TrainConfig,  # the run's settings
     if not options.skip_memory_check:  # a GPU run that will not fit stops before it starts
         check_memory(cfg, device)
     say(describe_run(cfg, device), flush=True)
-    result = _run(cfg, parallel, say)
+    result = _run(cfg, parallel, say, objective)
     if result is None: return 130
     if result['stopped'] == 'interrupted':
         say(f"stopped at iteration {result['iter_num']:,}: {cfg.out_dir}/ckpt.pt saved. "

@@ -21,7 +21,7 @@ import torch.nn as nn
 from tqdm.auto import tqdm
 
 from .chat import add_tokens
-from .checkpoint import build_model, load_checkpoint, load_weights
+from .checkpoint import build_model, lineage, load_checkpoint, load_weights
 from .config import SCRATCH_SHAPE, SHAPE_KEYS, TrainConfig
 from .errors import ConfigError, DataError, MissingError, NanoGPTError, describe
 from .evaluate import evaluate_run
@@ -248,7 +248,7 @@ def start_notes(cfg: TrainConfig,  # the run's settings, resolved (block_size se
     """What a run says of its start, once: the tokens its model grew by,
     and a dataset's longest conversation when it is longer than the context"""
     notes = []
-    if grown and not resumed:
+    if 'new_tokens' in grown and not resumed:
         notes.append(f"{cfg.init_from}: {len(grown['new_tokens'])} new tokens for {cfg.dataset} "
                      f"({', '.join(grown['new_tokens'])}), starting at the mean of the others")
     longest = meta.get('longest_conversation')
@@ -264,11 +264,12 @@ def start_model(cfg: TrainConfig,  # the run's settings
                 meta: dict,  # its dataset's meta.json
                 device: str,  # where the model goes
                ) -> tuple:
-    """(model, checkpoint to resume or None, checkpoint keys: {'new_tokens': [...]} when the model
-    grew for the dataset's tokens) for `cfg.init_from`, in the shape `resolve_run` read"""
+    """(model, checkpoint to resume or None, more checkpoint keys: 'new_tokens' when the model grew
+    for the dataset's tokens, 'trained_from' when it starts from other weights) for
+    `cfg.init_from`, in the shape `resolve_run` read"""
     # a checkpoint's model may change these
     keep = dict(dropout=cfg.dropout, gradient_checkpointing=cfg.gradient_checkpointing)
-    checkpoint, grown = None, {}
+    checkpoint, keys = None, {}
     if cfg.init_from == 'scratch':
         shape = {k: getattr(cfg, k) if getattr(cfg, k) is not None else v
                  for k, v in SCRATCH_SHAPE.items()}
@@ -283,15 +284,16 @@ def start_model(cfg: TrainConfig,  # the run's settings
         check_fits(checkpoint['model_args'], checkpoint['tokenizer'], cfg, meta, path)
         check_resume(checkpoint, cfg, meta, path)
         model = build_model(checkpoint, **keep)
-        grown = {'new_tokens': checkpoint['new_tokens']} if 'new_tokens' in checkpoint else {}
+        keys = {key: checkpoint[key] for key in ('new_tokens', 'trained_from') if key in checkpoint}
     else:  # fine-tuning: GPT-2, a Hugging Face-layout folder, or a run's folder
         model, tokenizer = load_weights(cfg.init_from, 'cpu', **keep)
         tokenizer, new = grow_vocabulary(model, tokenizer, meta)
-        grown = {'new_tokens': new} if new else {}
+        keys = {'trained_from': lineage(cfg.init_from)}
+        if new: keys['new_tokens'] = new
         check_fits(asdict(model.config), tokenizer, cfg, meta, cfg.init_from, fine_tune=True)
         if cfg.block_size is not None and cfg.block_size < model.config.block_size:
             model.crop_block_size(cfg.block_size)
-    return model.to(device), checkpoint, grown
+    return model.to(device), checkpoint, keys
 
 # %% ../nbs/engine/10_runs.ipynb #b0319d58
 def precision_key(config: GPTConfig,  # the model's

@@ -204,14 +204,15 @@ def build_run(cfg: TrainConfig,  # checked settings
     torch.manual_seed(cfg.seed + parallel.rank)
     random.seed(cfg.seed + parallel.rank)
     loaders = open_loaders(cfg, dataset_dir, device, parallel.rank)  # the data's faults first
-    model, checkpoint, grown = start_model(cfg, meta, device)  # grown: for a dataset's new tokens
+    # grown: a dataset's new tokens, the weights' earlier runs (checkpoint keys)
+    model, checkpoint, grown = start_model(cfg, meta, device)
     if checkpoint is not None and 'lora' in checkpoint and prepare_model is None:
         raise ConfigError(f"{cfg.out_dir}/ckpt.pt holds LoRA adapters of rank "
                           f"{checkpoint['lora']['rank']}: resume it with the same "
                           '--lora_rank (and the other --lora_ settings).')
     # before the optimizer sees the parameters
     model, extra = prepare_model(model, cfg, checkpoint) if prepare_model else (model, {})
-    if grown: runs.train_new_tokens(model)  # a hook may have frozen them (LoRA)
+    if 'new_tokens' in grown: runs.train_new_tokens(model)  # a hook may have frozen them (LoRA)
     why = ''
     if cfg.dtype == 'auto' and device == 'cpu':
         dtype, why = runs.measured_cpu_dtype(model, cfg, parallel)
@@ -288,7 +289,8 @@ def log_step(run: Run,  # the run
              loss: torch.Tensor,  # the step's loss, a tensor on the device
              norm: torch.Tensor,  # its gradient norm before clipping
              lr: float,  # its learning rate
-             start: float):  # time.perf_counter() when the step began
+             start: float,  # time.perf_counter() when the step began
+             objective=None):  # lesson 17's DPO or RL: its own figures join the log line
     "Wait for the step, then print and log it; a non-finite loss stops the run before any save"
 
     loss, norm = run.parallel.mean(loss.item(), norm.item())  # the one device sync per log line
@@ -304,8 +306,10 @@ def log_step(run: Run,  # the run
     mfu = run.model.estimate_mfu(run.micro_steps * run.cfg.batch_size, dt, peak) if peak else None
     run.say(f'iter {step}: loss {loss:.4f}, time {dt * 1000:.2f}ms, {tokens_per_sec:,.0f} tok/s'
             f'{f", mfu {mfu * 100:.2f}%" if mfu else ""}, norm {norm:.2f}, lr {lr:.2e}')
-    run.log({'iter': step, 'train_loss': loss, 'lr': lr, 'grad_norm': norm, 'ms': dt * 1000,
-             'tokens_per_sec': tokens_per_sec})
+    record = {'iter': step, 'train_loss': loss, 'lr': lr, 'grad_norm': norm, 'ms': dt * 1000,
+              'tokens_per_sec': tokens_per_sec}
+    if objective is not None: record.update(objective.figures())  # a margin, a reward
+    run.log(record)
 
 # %% ../nbs/06_training.ipynb #d2f691d0
 def evaluate_and_save(run: Run,  # the run, at an evaluation point
@@ -405,7 +409,7 @@ def train_loop(run: Run,  # a run from `setup`
                                     cfg.grad_clip, run.ctx, run.scaler, run.parallel, batch_loss)
             losses.append(loss)
             step, run.iter_num = run.iter_num, run.iter_num + 1  # the count moves with the weights
-            if cadence.logs(step): log_step(run, step, loss, norm, lr, start)
+            if cadence.logs(step): log_step(run, step, loss, norm, lr, start, objective)
             bar.step(run.iter_num)
             cadence.stepped(time.perf_counter() - start)
             if cadence.evaluates_after(run.iter_num) or cadence.is_last(run.iter_num):
