@@ -240,9 +240,10 @@ def evaluate_run(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, o
                  stride: int | None = None,  # as `score_tokens` (default: half the context)
                  device: str = 'cpu',  # where to run the model
                  dataset_dir=None,  # the prepared dataset (default: the one the run names)
+                 loaded: tuple | None = None,  # (model, tokenizer) of `source`, loaded already
                 ) -> dict:
     "The figures of `evaluate_ids` for a saved model on a split of its dataset, or on a text file"
-    model, tokenizer = load_model(source, device)
+    model, tokenizer = loaded or load_model(source, device)
     if file is not None:
         return {**evaluate_text(model, tokenizer, read_corpus(file), stride), 'file': str(file)}
     if dataset_dir is None:  # the run's config.json names it (nanoGPT's: its checkpoint's config)

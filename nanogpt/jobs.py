@@ -404,10 +404,10 @@ def eval_job(source: str,  # what model_source returned
     """What `nanogpt eval` prints: the loss figures, and with `tasks` lesson 16's report (kept in a
     run's eval.json)"""
     suite = None if tasks is None else task_suite(tasks, data_dir)  # said before a model loads
-    figures = evaluate_run(source, split, file, stride, device, dataset_dir)
+    loaded = load_model(source, device)  # once, for both
+    figures = evaluate_run(source, split, file, stride, device, dataset_dir, loaded)
     if suite is None: return figures
-    model, tokenizer = load_model(source, device)
-    report = task_report(model, tokenizer, suite)
+    report = task_report(*loaded, suite)
     if Path(source).is_dir() and find_checkpoint(source) is not None:
         _keep_scores(Path(source) / 'eval.json', report)
     return {**figures, 'tasks': report}
@@ -416,11 +416,12 @@ def eval_job(source: str,  # what model_source returned
 def _keep_scores(path: Path,  # a run's eval.json, if it has one
                  report: dict,  # `task_report`'s
                 ):
-    "eval.json with the task report under 'tasks', the rest of it as it was"
+    """eval.json with the task report under 'tasks', the rest of it as it was; a damaged one is
+    kept aside, as eval.damaged.json"""
     kept = {}
     if path.exists():
         try: kept = json.loads(path.read_text())
-        except (ValueError, UnicodeDecodeError): kept = {}  # damaged: the scores replace it
+        except (ValueError, UnicodeDecodeError): path.replace(path.with_name('eval.damaged.json'))
     atomic_write_bytes(path, (json.dumps({**kept, 'tasks': report}, indent=1) + '\n').encode())
 
 # %% ../nbs/engine/12_jobs.ipynb #c1a93313
