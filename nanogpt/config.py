@@ -426,7 +426,10 @@ def _default_settings(overrides: dict,  # the flags' settings
     "The settings with no preset named: the device's preset, fitted to a fine-tune or a resume"
     name = default_preset(overrides.get('device', 'auto'))
     settings = PRESETS[name]
-    if name == 'modern' and overrides.get('time_budget', DEFAULT_BUDGET):  # a CPU: 5 minutes
+    # a CPU: 5 minutes, unless a budget of 0 is asked for; DPO and RL run --max_iters steps
+    budgeted = overrides.get('time_budget', DEFAULT_BUDGET) and overrides.get('objective') in (
+        None, 'lm')
+    if name == 'modern' and budgeted:
         settings = {**settings, 'time_budget': DEFAULT_BUDGET, 'max_iters': 10**9}
     init_from = overrides.get('init_from', settings.get('init_from', 'scratch'))
     if init_from not in ('scratch', 'resume'):  # AdamW, as nanoGPT fine-tunes
