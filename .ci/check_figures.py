@@ -18,7 +18,9 @@ from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
 nbs = root / 'nbs'
-skipped = re.compile(r'`[^`]*`|\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|https?://\S+|<[^>]*>', re.S)
+# code, math, link targets, URLs, tags, and names that end in a number (AVX-512, SHA-256)
+skipped = re.compile(r'`[^`]*`|\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|https?://\S+|<[^>]*>'
+                     r'|\b[A-Z]{2,}[A-Za-z]*-\d+\b', re.S)
 heading_number = re.compile(r'^#+ *\d+[\d.]*', re.M)
 figure = re.compile(r'(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?%?(?![\w,]\d)'  # 1,075 or 1,075.5
                     r'|(?<![\w.,])\d+(?:\.\d+)?%?(?![\w.]\d)')  # 1075, 1.834 or 45.1%

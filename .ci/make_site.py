@@ -143,11 +143,15 @@ def prepare(nb: dict,  # a notebook, as JSON
         src = ''.join(cell['source'])
         if cell['cell_type'] == 'code':
             if re.match(r'\s*#\|\s*hide\b', src): continue
+            if re.search(r'^\s*#\|\s*echo:\s*false', src, re.M):  # only the output shows, as in the README
+                cell['metadata'].setdefault('tags', []).append('remove_input')
             src = DIRECTIVE.sub('', src).strip('\n')
             if not src: continue
             for out in cell.get('outputs', []):
                 if 'application/vnd.jupyter.widget-view+json' in out.get('data', {}):
                     out['data'] = {'text/html': WIDGET_NOTE}
+                if 'text/markdown' in out.get('data', {}):  # tables a cell writes (results, index)
+                    out['data']['text/markdown'] = fix_links(''.join(out['data']['text/markdown']), name)
         elif cell['cell_type'] == 'markdown':
             # code in a heading as HTML: mkdocs-jupyter's table of contents drops `code` spans from its anchors
             src = re.sub(r'^#{1,6} .*$', heading_code_as_html, src, flags=re.M)
@@ -266,7 +270,8 @@ def write_config(work: Path,  # the temporary folder
         'theme': {'name': 'material', 'font': False, 'features': ['navigation.sections', 'navigation.footer',
                                                                  'search.highlight', 'content.code.copy']},
         'plugins': ['search', {'mkdocs-jupyter': {'execute': False, 'include_source': True,
-                                                  'include_requirejs': False, 'no_prompt': True}}],
+                                                  'include_requirejs': False, 'no_prompt': True,
+                                                  'remove_tag_config': {'remove_input_tags': ['remove_input']}}}],
         'markdown_extensions': ['tables', 'admonition', 'attr_list', 'md_in_html', 'toc',
                                 {'pymdownx.highlight': {'use_pygments': True}}, 'pymdownx.superfences'],
         'nav': nav,
