@@ -223,8 +223,8 @@ def _objective_data(cfg: TrainConfig,  # resolved settings, objective 'dpo' or '
                           'a chat dataset for rl (prepared again if it was made before this '
                           'version).')
     if cfg.objective == 'rl': return read_conversations(folder / meta[key])
-    records = len(json.loads((folder / meta[key]).read_text()))
     pairs = read_preferences(folder / meta[key], drop_identical=True)
+    records = meta['documents']['train']  # the file holds the training split's records
     if len(pairs) < records:
         say(f'dpo: left out {records - len(pairs)} of {records} pairs whose answers are the same')
     return pairs
