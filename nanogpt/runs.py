@@ -242,15 +242,15 @@ def train_new_tokens(model: nn.Module):  # a model that grew, maybe frozen by a 
 
 def start_notes(cfg: TrainConfig,  # the run's settings, resolved (block_size set)
                 meta: dict,  # its dataset's meta.json
-                grown: dict,  # what `start_model` said of new tokens
+                keys: dict,  # `start_model`'s checkpoint keys: 'new_tokens' when it grew
                 resumed: bool,  # whether the run resumes (it said so when it began)
                ) -> list[str]:
     """What a run says of its start, once: the tokens its model grew by,
     and a dataset's longest conversation when it is longer than the context"""
     notes = []
-    if 'new_tokens' in grown and not resumed:
-        notes.append(f"{cfg.init_from}: {len(grown['new_tokens'])} new tokens for {cfg.dataset} "
-                     f"({', '.join(grown['new_tokens'])}), starting at the mean of the others")
+    if 'new_tokens' in keys and not resumed:
+        notes.append(f"{cfg.init_from}: {len(keys['new_tokens'])} new tokens for {cfg.dataset} "
+                     f"({', '.join(keys['new_tokens'])}), starting at the mean of the others")
     longest = meta.get('longest_conversation')
     if longest and longest > cfg.block_size:
         notes.append(f'{cfg.dataset}: its longest conversation is {longest:,} tokens, more than '

@@ -204,15 +204,15 @@ def build_run(cfg: TrainConfig,  # checked settings
     torch.manual_seed(cfg.seed + parallel.rank)
     random.seed(cfg.seed + parallel.rank)
     loaders = open_loaders(cfg, dataset_dir, device, parallel.rank)  # the data's faults first
-    # grown: a dataset's new tokens, the weights' earlier runs (checkpoint keys)
-    model, checkpoint, grown = start_model(cfg, meta, device)
+    # keys for every checkpoint: a dataset's new tokens, the runs the weights came from
+    model, checkpoint, keys = start_model(cfg, meta, device)
     if checkpoint is not None and 'lora' in checkpoint and prepare_model is None:
         raise ConfigError(f"{cfg.out_dir}/ckpt.pt holds LoRA adapters of rank "
                           f"{checkpoint['lora']['rank']}: resume it with the same "
                           '--lora_rank (and the other --lora_ settings).')
     # before the optimizer sees the parameters
     model, extra = prepare_model(model, cfg, checkpoint) if prepare_model else (model, {})
-    if 'new_tokens' in grown: runs.train_new_tokens(model)  # a hook may have frozen them (LoRA)
+    if 'new_tokens' in keys: runs.train_new_tokens(model)  # a hook may have frozen them (LoRA)
     why = ''
     if cfg.dtype == 'auto' and device == 'cpu':
         dtype, why = runs.measured_cpu_dtype(model, cfg, parallel)
@@ -232,10 +232,10 @@ def build_run(cfg: TrainConfig,  # checked settings
     example = (torch.zeros(cfg.batch_size, cfg.block_size, dtype=torch.long, device=device),) * 2
     eval_model = runtime.compile_model(model, example, ctx) if cfg.compile else model
     run = Run(cfg, parallel, device, dtype, meta, model, eval_model, parallel.wrap(eval_model),
-              optimizer, loaders, ctx, scaler, micro_steps, extra={**grown, **extra},
+              optimizer, loaders, ctx, scaler, micro_steps, extra={**keys, **extra},
               budget=runs.run_budget(cfg, checkpoint, device))
     if why: run.say(f'dtype {dtype}: {why}')
-    for note in runs.start_notes(cfg, meta, grown, resumed=checkpoint is not None): run.say(note)
+    for note in runs.start_notes(cfg, meta, keys, resumed=checkpoint is not None): run.say(note)
     if checkpoint is not None:
         run.iter_num, run.best_val_loss = checkpoint['iter_num'], checkpoint['best_val_loss']
         run.saved_iter = checkpoint['iter_num']
