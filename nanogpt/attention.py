@@ -12,8 +12,6 @@ import torch.nn as nn
 from torch.nn import functional as F
 
 from .errors import ConfigError
-from .modern import apply_rotary
-from .runtime import autocast_float32, sdpa
 
 # %% auto #0
 __all__ = ['Head', 'MultiHeadAttention', 'CausalSelfAttention', 'plot_attention']
@@ -85,54 +83,34 @@ class CausalSelfAttention(nn.Module):
         _check_heads(config.n_embd, config.n_head)
         self.n_embd, self.n_head, self.block_size = config.n_embd, config.n_head, config.block_size
         self.dropout = config.dropout
-        self.qk_norm = getattr(config, 'qk_norm', False)  # the modern GPT (lesson 14)
         # q, k, v of all heads
         self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd, bias=config.bias)
         self.c_proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
         self.attn_dropout = nn.Dropout(config.dropout)
         self.resid_dropout = nn.Dropout(config.dropout)
 
-    def _qkv(self, x,  # (B, T, n_embd)
-             rotary=None):  # None, or (cos, sin) of the positions of x (rope)
+    def _qkv(self, x):  # (B, T, n_embd)
+        "Every head's queries, keys and values: (B, nh, T, hs) each"
         B, T, C = x.shape
         _check_length(T, self.block_size)
         qkv = self.c_attn(x).view(B, T, 3, self.n_head, C // self.n_head)  # (B, T, 3, nh, hs)
-        # under CPU autocast the attention works in float32, its faster precision there
-        qkv = autocast_float32(qkv)
         q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)  # (B, nh, T, hs) each
-        if self.qk_norm: q, k = F.rms_norm(q, (q.size(-1),)), F.rms_norm(k, (k.size(-1),))
-        if rotary is not None: q, k = apply_rotary(q, *rotary), apply_rotary(k, *rotary)
         return q, k, v
 
-    def forward(self, x,  # (B, T, n_embd)
-                # None, or an object with `update(k, v) -> (k_all, v_all)`
-                # such as lesson 07's `KVCache`
-                kv_cache=None,
-                rotary=None):  # None, or (cos, sin) of the positions of x (lesson 14's rope)
-        "Attend over the past (with `kv_cache`, also the cached positions before `x`): (B, T, C)"
+    def forward(self, x):  # (B, T, n_embd)
+        "Each position's mix of the values at and before it, every head at once: (B, T, C)"
         B, T, C = x.shape
-        q, k, v = self._qkv(x, rotary)  # (B, nh, T, hs) each
-        if kv_cache is not None: k, v = kv_cache.update(k, v)  # (B, nh, L, hs): cached then new
-        # a cache may say which keys each query sees (lessons 11 and 12)
-        mask = getattr(kv_cache, 'mask', None)
-        L = k.size(2)
+        q, k, v = self._qkv(x)  # (B, nh, T, hs) each
         dropout_p = self.dropout if self.training else 0.0
-        if mask is None and L == T:  # nothing cached before: the plain causal mask
-            y = sdpa(q, k, v, dropout_p=dropout_p, is_causal=True)
-        elif mask is None and T == 1:  # one new token attends to every cached position and itself
-            y = sdpa(q, k, v, dropout_p=dropout_p)
-        else:  # the cache's mask, or new query i at position L - T + i
-            if mask is None:
-                mask = torch.ones(T, L, dtype=torch.bool, device=x.device).tril(diagonal=L - T)
-            y = sdpa(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+        # (B, nh, T, hs): scale, causal mask, softmax, dropout and the weighted sum in one call
+        y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
         y = y.transpose(1, 2).reshape(B, T, C)  # (B, nh, T, hs) -> (B, T, C): heads side by side
         return self.resid_dropout(self.c_proj(y))  # (B, T, C)
 
     @torch.no_grad()
-    def attention_weights(self, x,  # (B, T, n_embd)
-                          rotary=None):  # None, or (cos, sin) of the positions of x
+    def attention_weights(self, x):  # (B, T, n_embd)
         "The attention weights, computed explicitly, without dropout, for plots: (B, n_head, T, T)"
-        q, k, v = self._qkv(x, rotary)  # (B, nh, T, hs) each
+        q, k, v = self._qkv(x)  # (B, nh, T, hs) each
         T = x.size(1)
         scores = q @ k.transpose(-2, -1) * k.size(-1)**-0.5  # (B, nh, T, T)
         causal = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()

@@ -15,9 +15,8 @@ from fastcore.basics import patch
 from torch.nn import functional as F
 from torch.utils.checkpoint import checkpoint
 
-from .attention import CausalSelfAttention
 from .errors import ConfigError
-from .modern import ReLU2, RMSNorm, rotary_tables, softcap
+from .modern import Attention, ReLU2, RMSNorm, rotary_tables, softcap
 
 # %% auto #0
 __all__ = ['MODERN_SWITCHES', 'LAYER_NORM_EPS', 'GPTConfig', 'layout_changes', 'MLP', 'LayerNorm', 'make_norm', 'Block', 'GPT',
@@ -155,7 +154,7 @@ class Block(nn.Module):
     def __init__(self, config):  # any object with n_embd, n_head, block_size, dropout, bias
         super().__init__()
         self.ln_1 = make_norm(config)
-        self.attn = CausalSelfAttention(config)
+        self.attn = Attention(config)  # lesson 04's layer, with room for lessons 07 and 14
         self.ln_2 = make_norm(config)
         self.mlp = MLP(config)
 
@@ -331,7 +330,7 @@ def weighted_cross_entropy(logits,  # (B, T, V)
 def forward(self: GPT, idx,  # (B, T) token ids
             # (B, T) the next token ids, -1 to ignore a position; None when generating
             targets=None,
-            kv_caches=None,  # None, or one cache per block (see `CausalSelfAttention`)
+            kv_caches=None,  # None, or one cache per block (see `Attention`)
             # position of idx[:, 0] after the cached ones, or a (B, 1) tensor, one per row
             start_pos: int | torch.Tensor = 0,
             # without targets, the logits of every position rather than the last

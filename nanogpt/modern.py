@@ -9,11 +9,13 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
+from .attention import CausalSelfAttention
 from .errors import ConfigError
+from .runtime import autocast_float32, sdpa
 
 # %% auto #0
-__all__ = ['ROPE_BASE', 'NS_COEFFICIENTS', 'rotary_tables', 'apply_rotary', 'ReLU2Function', 'ReLU2', 'RMSNorm', 'softcap',
-           'newton_schulz', 'Muon', 'Optimizers', 'muon_matrices', 'muon_adamw']
+__all__ = ['ROPE_BASE', 'NS_COEFFICIENTS', 'rotary_tables', 'apply_rotary', 'Attention', 'ReLU2Function', 'ReLU2', 'RMSNorm',
+           'softcap', 'newton_schulz', 'Muon', 'Optimizers', 'muon_matrices', 'muon_adamw']
 
 # %% ../nbs/14_modern.ipynb #11ee08eb
 ROPE_BASE = 10_000.0  # the base of the rotation frequencies, as in RoFormer, Llama, nanochat
@@ -37,6 +39,47 @@ def apply_rotary(x: torch.Tensor,  # (B, nh, T, hs) queries or keys
     x1, x2 = x.float().chunk(2, dim=-1)  # (B, nh, T, hs/2) each
     turned = [x1 * cos - x2 * sin, x1 * sin + x2 * cos]  # (B, nh, T, hs/2) each
     return torch.cat(turned, dim=-1).type_as(x)  # (B, nh, T, hs)
+
+# %% ../nbs/14_modern.ipynb #1db5d28a
+class Attention(CausalSelfAttention):
+    """Lesson 04's `CausalSelfAttention` with QK norm, rotary positions and a KV cache:
+    the attention of every GPT block"""
+    def __init__(self, config):  # as CausalSelfAttention's, maybe with qk_norm
+        super().__init__(config)
+        self.qk_norm = getattr(config, 'qk_norm', False)
+
+    def _qkv(self, x,  # (B, T, n_embd)
+             rotary=None):  # None, or (cos, sin) of the positions of x (rope)
+        "Lesson 04's queries, keys and values, then QK-normed and turned: (B, nh, T, hs) each"
+        # float32 under CPU autocast, where the attention's kernels are faster in it
+        q, k, v = (autocast_float32(t) for t in CausalSelfAttention._qkv(self, x))
+        if self.qk_norm: q, k = F.rms_norm(q, (q.size(-1),)), F.rms_norm(k, (k.size(-1),))
+        if rotary is not None: q, k = apply_rotary(q, *rotary), apply_rotary(k, *rotary)
+        return q, k, v
+
+    def forward(self, x,  # (B, T, n_embd)
+                # None, or an object with `update(k, v) -> (k_all, v_all)`
+                # such as lesson 07's `KVCache`
+                kv_cache=None,
+                rotary=None):  # None, or (cos, sin) of the positions of x
+        "Attend over the past (with `kv_cache`, also the cached positions before `x`): (B, T, C)"
+        B, T, C = x.shape
+        q, k, v = self._qkv(x, rotary)  # (B, nh, T, hs) each
+        if kv_cache is not None: k, v = kv_cache.update(k, v)  # (B, nh, L, hs): cached then new
+        # a cache may say which keys each query sees (lessons 11 and 12)
+        mask = getattr(kv_cache, 'mask', None)
+        L = k.size(2)
+        dropout_p = self.dropout if self.training else 0.0
+        if mask is None and L == T:  # nothing cached before: the plain causal mask
+            y = sdpa(q, k, v, dropout_p=dropout_p, is_causal=True)
+        elif mask is None and T == 1:  # one new token attends to every cached position and itself
+            y = sdpa(q, k, v, dropout_p=dropout_p)
+        else:  # the cache's mask, or new query i at position L - T + i
+            if mask is None:
+                mask = torch.ones(T, L, dtype=torch.bool, device=x.device).tril(diagonal=L - T)
+            y = sdpa(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+        y = y.transpose(1, 2).reshape(B, T, C)  # (B, nh, T, hs) -> (B, T, C): heads side by side
+        return self.resid_dropout(self.c_proj(y))  # (B, T, C)
 
 # %% ../nbs/14_modern.ipynb #740f59eb
 class ReLU2Function(torch.autograd.Function):

@@ -16,9 +16,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 from fastcore.basics import patch
 
-from .attention import CausalSelfAttention
 from .errors import ConfigError
 from .model import GPT, LAYER_NORM_EPS, MLP, Block, LayerNorm
+from .modern import Attention
 
 # %% auto #0
 __all__ = ['GREEDY_BELOW', 'MAX_STOPS', 'MAX_STOP_CHARS', 'SAMPLING_RULES', 'apply_repetition_penalty', 'filter_logits',
@@ -262,7 +262,7 @@ def plain(layer: nn.Module):  # a layer of a GPT, the GPT itself, or any other l
     if type(layer) is nn.Dropout: return _unchanged
     if type(layer) is nn.ModuleList: return [plain(m) for m in layer]
     # called: its bound forward, one call less
-    if type(layer) in (Block, CausalSelfAttention, MLP): return Twin(layer).forward
+    if type(layer) in (Block, Attention, MLP): return Twin(layer).forward
     if type(layer) in (GPT, nn.ModuleDict): return Twin(layer)
     return layer  # a layer we do not know (int8, LoRA) is called as a module
 
