@@ -17,6 +17,7 @@ from torch.utils.checkpoint import checkpoint
 
 from .errors import ConfigError
 from .modern import Attention, ReLU2, RMSNorm, rotary_tables, softcap
+from .runtime import eager_only
 
 # %% auto #0
 __all__ = ['MODERN_SWITCHES', 'LAYER_NORM_EPS', 'GPTConfig', 'layout_changes', 'MLP', 'LayerNorm', 'make_norm', 'Block', 'GPT',
@@ -197,10 +198,6 @@ class GPT(nn.Module):
         if isinstance(module, nn.Linear) and module.bias is not None: nn.init.zeros_(module.bias)
 
 # %% ../nbs/05_gpt.ipynb #ced3e2d7
-def _tracing(kind: str) -> bool:  # 'is_compiling' (torch.compile) or 'is_exporting' (torch.export)
-    return getattr(torch.compiler, kind, lambda: False)()
-
-
 def _described(x) -> str:  # what a user passed, in an error message
     return f'shape {tuple(x.shape)} of {x.dtype}' if torch.is_tensor(x) else f'a {type(x).__name__}'
 
@@ -263,13 +260,13 @@ def _check_weights(weights,  # None, or what was passed as loss_weights
 
 
 @patch
+@eager_only  # not while torch.compile or torch.export trace it: they cannot read values
 def _check_input(self: GPT, idx,  # (B, T) token ids
                  targets,  # None, or (B, T) next token ids
                  kv_caches,  # None, or one cache per block
                  start_pos,  # an int, or a (B, 1) tensor of one start per row
                  loss_weights=None):  # None, or (B, T) weights of the targets
-    "Clear errors for an input the model cannot take; ids are read on a CPU only, not when decoding"
-    if _tracing('is_exporting'): return  # sizes are symbols while torch.export traces
+    "Clear errors for an input the model cannot take; the ids are read on a CPU only"
     _check_idx(idx)
     _check_targets(targets, idx.shape)
     _check_weights(loss_weights, targets)
@@ -283,9 +280,7 @@ def _check_input(self: GPT, idx,  # (B, T) token ids
         raise ConfigError(f'The input has {T} tokens{where} but the context is '
                           f'block_size={block_size}: '
                           f'pass at most {block_size - first} (crop the input to its last tokens).')
-    # a sampled token after the prompt: the forward pass must not wait to read it
-    decoding = kv_caches is not None and T == 1 and (torch.is_tensor(start_pos) or start_pos > 0)
-    if _tracing('is_compiling') or idx.device.type != 'cpu' or decoding: return
+    if idx.device.type != 'cpu': return  # on a GPU, reading the ids would wait for it
     self.check_ids(idx)
     if targets is not None: self.check_ids(targets, 'targets', ignore=-1)
     if loss_weights is not None and bool((loss_weights < 0).any()):

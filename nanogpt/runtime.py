@@ -30,7 +30,7 @@ __all__ = ['DTYPES', 'FEATURE_FLAGS', 'BF16_FLAGS', 'KERNELS', 'CACHE_FILE', 'BF
            'resolve_device', 'resolve_dtype', 'autocast_context', 'cpu_features', 'machine_key', 'training_step',
            'time_steps', 'cache_dir', 'cached', 'remember', 'faster_dtype', 'choose_cpu_dtype', 'remember_cpu_dtype',
            'measured_cpu_flops', 'peak_flops', 'keep_freed_memory', 'configure_process', 'human', 'available_memory',
-           'autocast_float32', 'sdpa', 'compile_model', 'StopRequest', 'process_started']
+           'autocast_float32', 'sdpa', 'compile_model', 'eager_only', 'StopRequest', 'process_started']
 
 # %% ../nbs/engine/03_machine.ipynb #aa011e48
 DTYPES = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}
@@ -362,6 +362,15 @@ def compile_model(model: nn.Module,  # the model to compile
         model.zero_grad(set_to_none=True)
         set_rng_state(state)
     return compiled
+
+# %% ../nbs/engine/03_machine.ipynb #1ce1974d
+def eager_only(check):  # a function that raises on bad input and returns nothing
+    "`check`, left out while `torch.compile` or `torch.export` trace the code that calls it"
+    @functools.wraps(check)
+    def checked(*args, **kwargs):
+        if torch.compiler.is_compiling() or torch.compiler.is_exporting(): return
+        check(*args, **kwargs)
+    return checked
 
 # %% ../nbs/engine/03_machine.ipynb #c705d58b
 class StopRequest:
