@@ -141,7 +141,7 @@ def load_tiktoken(encoding: str = 'gpt2'):  # a tiktoken encoding name
             f"\"import tiktoken; tiktoken.get_encoding('{encoding}')\"` on a "
             'machine with network and copy DIR over.') from e
 
-
+# %% ../nbs/01_tokenizers.ipynb #9c46cf1a
 class TiktokenTokenizer:
     "GPT-2 style byte-pair encoding through tiktoken, behind the same interface as `CharTokenizer`."
     kind = 'tiktoken'
