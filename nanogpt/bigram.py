@@ -69,7 +69,7 @@ def batch_loss(model: nn.Module,  # any model with forward(idx, targets) -> (log
     x, y, *weights = batch  # (B, T) each
     return model(x, y, **({'loss_weights': weights[0]} if weights else {}))[1]
 
-
+# %% ../nbs/03_bigram.ipynb #945879cd
 @torch.no_grad()
 def estimate_loss(model: nn.Module,  # any model with forward(idx, targets) -> (logits, loss)
                   loaders: dict,  # split name -> BatchLoader
@@ -110,7 +110,7 @@ def fit(model: nn.Module,  # any model with forward(idx, targets) -> (logits, lo
         optimizer.step()
     return history
 
-
+# %% ../nbs/03_bigram.ipynb #5b08392c
 def plot_history(history: dict,  # what `fit` returns
                  ax=None,  # a matplotlib axis to draw on (None: a new figure)
                  label: str = ''):  # the legend's label
