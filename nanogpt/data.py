@@ -128,7 +128,7 @@ def token_dtype(vocab_size: int) -> np.dtype:
     "The narrowest unsigned dtype that holds every id of a vocabulary of `vocab_size`"
     return np.dtype(np.uint16 if vocab_size <= 2**16 else np.uint32)
 
-
+# %% ../nbs/02_data.ipynb #fee554ea
 MAX_VOCAB_SIZE = 2**32  # ids 0 to 2**32 - 1: what uint32, the widest dtype of a token file, holds
 
 
