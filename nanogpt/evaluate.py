@@ -100,7 +100,7 @@ def text_tokens(tokenizer,  # any of lesson 01's tokenizers, or lesson 15's Spec
     ids = torch.as_tensor(ids, dtype=torch.long)
     return ~torch.isin(ids, torch.tensor(special_ids(tokenizer), dtype=torch.long))
 
-
+# %% ../nbs/10_evaluation.ipynb #70a1fe09
 def token_bytes(tokenizer,  # any of lesson 01's tokenizers, or lesson 15's SpecialTokenizer
                 ids,  # (N,) token ids
                 weights: torch.Tensor | None = None,  # (N,) each token counted this many times
@@ -160,7 +160,7 @@ def evaluate_ids(model,  # a GPT (or any model `score_tokens` takes)
     result = summarize(score_tokens(model, ids, stride=stride), n_bytes, weights, text)
     return {**result, 'stride': stride, 'context': context}
 
-
+# %% ../nbs/10_evaluation.ipynb #71a459ad
 def split_ids(dataset_dir,  # a folder made by `nanogpt prepare`
               split: str = 'val',  # 'train' or 'val'
              ) -> torch.Tensor:
@@ -282,7 +282,7 @@ def _replies(engine: Engine, slots: int, prompts: list, stops, max_new_tokens: i
         rows = [r for r in rows if not r[0].done]
     return replies
 
-
+# %% ../nbs/10_evaluation.ipynb #403e50bb
 @torch.no_grad()
 def answer_accuracy(model,  # a GPT whose tokenizer has a chat template
                     tokenizer,  # its tokenizer
@@ -313,7 +313,7 @@ def answer_accuracy(model,  # a GPT whose tokenizer has a chat template
     return {'accuracy': correct / len(examples), 'n': len(examples), 'correct': correct,
             'too_long': len(examples) - len(replies), 'examples': examples}
 
-
+# %% ../nbs/10_evaluation.ipynb #de8de62c
 def evaluate_answers(source,  # a run's out_dir, a GPT-2 name, or a Hugging Face dir
                      tasks,  # a chat file of held-out conversations, such as a test.jsonl
                      device: str = 'cpu',  # where to run the model
