@@ -23,7 +23,7 @@ def _check_length(T: int, block_size: int):
                           f'pass at most {block_size} tokens '
                           f'(crop the input to its last {block_size}).')
 
-
+# %% ../nbs/04_attention.ipynb #7dbd96ba
 class Head(nn.Module):
     """One head of causal self-attention, written out as in the lecture
     (reference; the model uses `CausalSelfAttention`)"""
@@ -55,7 +55,7 @@ def _check_heads(n_embd: int, n_head: int):
         raise ConfigError(f'n_embd={n_embd} must be a multiple of n_head={n_head}: '
                           'each head gets n_embd // n_head channels. Change n_embd or n_head.')
 
-
+# %% ../nbs/04_attention.ipynb #efdffa8b
 class MultiHeadAttention(nn.Module):
     """`n_head` separate `Head`s side by side, concatenated and projected
     (reference; the model uses `CausalSelfAttention`)"""
