@@ -114,7 +114,7 @@ def setting(default,  # the value when none is given
     "A field of `Sampling`: its default, its rule (as in `SAMPLING_RULES`) and its help"
     return field(default=default, metadata={'rule': (integer, holds, what), 'help': help})
 
-
+# %% ../nbs/07_sampling.ipynb #b4969cc4
 @dataclass(frozen=True)
 class Sampling:
     "How each next token is picked; checked when made, a `SamplingError` names one out of range"
@@ -147,7 +147,7 @@ class Sampling:
         given = {f.name: values.get(f.name) for f in fields(cls)}
         return cls(**{name: value for name, value in given.items() if value is not None})
 
-
+# %% ../nbs/07_sampling.ipynb #457a8d7e
 def sampling_of(sampling: Sampling | None,  # the settings, or None for the defaults
                 settings: dict,  # settings given as keywords, in place of `sampling`'s
                ) -> Sampling:
@@ -652,7 +652,7 @@ def sample_text(model,  # a GPT
     out = generate(model, idx, max_new_tokens, sampling, generator=generator)
     return tokenizer.decode(out[0].tolist())
 
-
+# %% ../nbs/07_sampling.ipynb #147334de
 def sampling_sliders(model,  # a GPT
                      tokenizer,  # its tokenizer
                      prompt: str = 'ROMEO:\n'):  # the text to continue
