@@ -307,7 +307,7 @@ def _logits(self: GPT, x):  # (B, T, C) after the final norm
     if self.config.logit_softcap: logits = softcap(logits, self.config.logit_softcap)
     return logits
 
-
+# %% ../nbs/05_gpt.ipynb #fe61027b
 def weighted_cross_entropy(logits,  # (B, T, V)
                            targets,  # (B, T) the next token ids, -1 for none
                            weights,  # (B, T) each target's weight, 0 to leave it out
@@ -320,7 +320,7 @@ def weighted_cross_entropy(logits,  # (B, T, V)
     w = weights.flatten().to(ce.dtype).masked_fill(targets.flatten() == -1, 0)  # (B * T,)
     return (w * ce).sum() / w.sum().clamp_min(torch.finfo(ce.dtype).tiny)
 
-
+# %% ../nbs/05_gpt.ipynb #228c733a
 @patch
 def forward(self: GPT, idx,  # (B, T) token ids
             # (B, T) the next token ids, -1 to ignore a position; None when generating
