@@ -76,7 +76,7 @@ def configure_optimizer(model: nn.Module,  # the model to train
         except RuntimeError: pass  # a PyTorch without the fused kernel for this device
     return torch.optim.AdamW(groups, lr=learning_rate, betas=betas)
 
-
+# %% ../nbs/06_training.ipynb #1db9b07e
 def build_optimizer(model: nn.Module,  # the model to train, its adapters (if any) added
                     cfg: TrainConfig,  # its optimizer, learning rates, weight_decay and betas
                     device: str,  # where the model lives
@@ -257,7 +257,7 @@ def evaluate(run: Run,  # the run to evaluate
     run.log({'iter': run.iter_num, 'train_loss': losses['train'], 'val_loss': losses['val']})
     return losses
 
-
+# %% ../nbs/06_training.ipynb #4b3e429b
 def save(run: Run,  # the run to save
          *names: str):  # files to write in out_dir: 'ckpt.pt', 'best.pt'
     """Write the run's checkpoint, refusing weights that hold NaN or infinity;
@@ -490,7 +490,7 @@ def saved_config(out_dir) -> TrainConfig:  # a run's out_dir
                         f'wrong type): {restore}')
     return TrainConfig(**{f.name: saved[f.name] for f in known})
 
-
+# %% ../nbs/06_training.ipynb #63000d6f
 def plot_log(out_dir,  # a run's out_dir (its config.json and log.jsonl)
              title: str = ''):  # the figure's title
     """Train and validation loss against iterations (tokens on the top axis),
