@@ -364,11 +364,15 @@ def compile_model(model: nn.Module,  # the model to compile
     return compiled
 
 # %% ../nbs/engine/03_machine.ipynb #1ce1974d
+def _tracing(kind: str) -> bool:  # 'is_compiling' or 'is_exporting', where this PyTorch has it
+    return getattr(torch.compiler, kind, lambda: False)()
+
+
 def eager_only(check):  # a function that raises on bad input and returns nothing
     "`check`, left out while `torch.compile` or `torch.export` trace the code that calls it"
     @functools.wraps(check)
     def checked(*args, **kwargs):
-        if torch.compiler.is_compiling() or torch.compiler.is_exporting(): return
+        if _tracing('is_compiling') or _tracing('is_exporting'): return
         check(*args, **kwargs)
     return checked
 
