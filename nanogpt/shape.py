@@ -23,8 +23,9 @@ from .train import build_optimizer
 
 # %% auto #0
 __all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'MUON_TOKENS_PER_PARAM', 'TRAIN_SHARE', 'SHORT_RUN_STEPS', 'WARMUP_SHARE',
-           'LAYOUT_KEYS', 'EVAL_SHARE', 'MIN_STEPS', 'shape_config', 'shape_params', 'cached_throughput',
-           'shape_throughput', 'budget_shape', 'short_run_settings', 'plan_evaluations', 'smallest_shape', 'fit_budget']
+           'MUON_DECAY_TO', 'LAYOUT_KEYS', 'EVAL_SHARE', 'MIN_STEPS', 'shape_config', 'shape_params',
+           'cached_throughput', 'shape_throughput', 'budget_shape', 'short_run_settings', 'plan_evaluations',
+           'smallest_shape', 'fit_budget']
 
 # %% ../nbs/engine/04_speed.ipynb #3db1cced
 # (n_layer, n_embd): this notebook's ladder,
@@ -45,6 +46,8 @@ TRAIN_SHARE = 0.7
 # up to 4x
 SHORT_RUN_STEPS = 1000
 WARMUP_SHARE = 0.04  # of the steps a budget buys, the warmup: at least 5, at most shape_config's 50
+# with Muon, where a budget's cosine ends, as a share of the peak rate (shape_config's: a tenth)
+MUON_DECAY_TO = 0.01
 
 
 def shape_config(n_layer: int,  # transformer blocks
@@ -176,11 +179,14 @@ def short_run_settings(shape: dict,  # `shape_config`'s overrides
                        optimizer: str,  # the run's
                       ) -> dict:
     """Warmup for WARMUP_SHARE of the steps; with Muon, both learning rates raised
-    by SHORT_RUN_STEPS / steps (1x to 4x)"""
-    boost = 1.0
-    if optimizer == 'muon': boost = min(4.0, max(1.0, SHORT_RUN_STEPS / max(steps, 1.0)))
+    by SHORT_RUN_STEPS / steps (1x to 4x) and decayed to MUON_DECAY_TO of the peak"""
+    boost, decay_to = 1.0, shape['min_lr'] / shape['learning_rate']
+    if optimizer == 'muon':
+        boost = min(4.0, max(1.0, SHORT_RUN_STEPS / max(steps, 1.0)))
+        decay_to = MUON_DECAY_TO
+    learning_rate = shape['learning_rate'] * boost
     return dict(warmup_iters=max(5, min(shape['warmup_iters'], round(WARMUP_SHARE * steps))),
-                learning_rate=shape['learning_rate'] * boost, min_lr=shape['min_lr'] * boost,
+                learning_rate=learning_rate, min_lr=learning_rate * decay_to,
                 muon_lr=shape['muon_lr'] * boost)
 
 # %% ../nbs/engine/04_speed.ipynb #ced0d25d
