@@ -162,12 +162,12 @@ def _add_train(sub):
                                    'GPU recipe on CUDA; elsewhere modern\'s settings for '
                                    '--time_budget=300 seconds, in the shape that budget buys on '
                                    'this machine (measured once, then cached): the shape that '
-                                   'would see about 8 training tokens per parameter, a rough rule '
-                                   'from one single-seed CPU sweep (the best shape lay between 3 '
-                                   'and 22), a sensible start rather than the best shape for your '
-                                   'machine. A config file is JSON or nanoGPT-style `key = value` '
-                                   'lines (read, never executed). Under torchrun it trains '
-                                   'data-parallel.',
+                                   'would see about 4 training tokens per parameter, a rough rule '
+                                   'from one single-seed CPU sweep with Muon (the best shape lay '
+                                   'between 1 and 9), a sensible start rather than the best shape '
+                                   'for your machine. A config file is JSON or nanoGPT-style '
+                                   '`key = value` lines (read, never executed). Under torchrun it '
+                                   'trains data-parallel.',
                        epilog='examples: nanogpt train | nanogpt train shakespeare_char_cpu '
                               '--max_iters=500 | nanogpt train --init_from=resume (after Ctrl-C) '
                               '| nanogpt train --init_from=gpt2 --dataset=shakespeare | nanogpt '
