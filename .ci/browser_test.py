@@ -126,8 +126,8 @@ def notebook_copy(work: Path) -> Path:  # an empty folder
     "The notebooks and the data they read, copied, with settings.ini so that nbdev finds its configuration"
     shutil.copytree(ROOT / 'nbs', work / 'nbs', ignore=shutil.ignore_patterns('.ipynb_checkpoints', 'out*'))
     shutil.copy(ROOT / 'settings.ini', work / 'settings.ini')
-    (work / 'data' / 'shakespeare_char').mkdir(parents=True)
-    shutil.copy(ROOT / 'data' / 'shakespeare_char' / 'input.txt', work / 'data' / 'shakespeare_char' / 'input.txt')
+    from nanogpt.data import tiny_shakespeare  # the course's copy, the offline one, or a download
+    tiny_shakespeare(work / 'data', src=tiny_shakespeare(ROOT / 'data'))
     return work / 'nbs'
 
 

@@ -33,12 +33,12 @@ from .tokenizers import get_tokenizer, tokenizer_from_meta, tokenizer_id
 __getattr__ = moved(__name__, {'atomic_file': 'nanogpt.files'})  # lesson 02's before 0.2
 
 # %% auto #0
-__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'SHAKESPEARE_FOLDERS', 'MAX_VOCAB_SIZE',
-           'BPE_FILE', 'WEIGHTS_DTYPE', 'DOCS_DTYPE', 'SPLIT_FILES', 'TEST_FILE', 'DATASET_FILES', 'CURRICULA',
-           'CURRICULUM_START', 'download', 'fetch_checked', 'tiny_shakespeare', 'read_corpus_digest', 'read_corpus',
-           'token_dtype', 'check_vocab_size', 'to_token_array', 'dataset_folder', 'shown_name', 'dataset_files',
-           'prepare', 'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer', 'check_tokenizer',
-           'LengthCurriculum', 'BatchLoader']
+__all__ = ['SHAKESPEARE_URL', 'SHAKESPEARE_SHA256', 'SHAKESPEARE_BYTES', 'DATASETS', 'SHAKESPEARE_FOLDERS', 'SHAKESPEARE_ENV',
+           'MAX_VOCAB_SIZE', 'BPE_FILE', 'WEIGHTS_DTYPE', 'DOCS_DTYPE', 'SPLIT_FILES', 'TEST_FILE', 'DATASET_FILES',
+           'CURRICULA', 'CURRICULUM_START', 'download', 'fetch_checked', 'tiny_shakespeare', 'read_corpus_digest',
+           'read_corpus', 'token_dtype', 'check_vocab_size', 'to_token_array', 'dataset_folder', 'shown_name',
+           'dataset_files', 'prepare', 'course_copy', 'scratch_dataset', 'load_meta', 'load_tokenizer',
+           'check_tokenizer', 'LengthCurriculum', 'BatchLoader']
 
 # %% ../nbs/02_data.ipynb #aed55318
 SHAKESPEARE_URL = ('https://raw.githubusercontent.com/karpathy/char-rnn/master/'
@@ -65,7 +65,8 @@ def download(url: str,  # where from
 def _manual_instructions(dest: Path) -> str:
     return (f'Put Tiny Shakespeare there by hand: download {SHAKESPEARE_URL} '
             f'on a machine with network and '
-            f'copy it to {dest} ({SHAKESPEARE_BYTES:,} bytes, sha256 {SHAKESPEARE_SHA256}).')
+            f'copy it to {dest} ({SHAKESPEARE_BYTES:,} bytes, sha256 {SHAKESPEARE_SHA256}), '
+            f'or name its path in the environment variable {SHAKESPEARE_ENV}.')
 
 
 def fetch_checked(dest: Path,  # where the file is kept
@@ -93,15 +94,19 @@ def fetch_checked(dest: Path,  # where the file is kept
     except OSError as e: raise MissingError(f'Could not download {what} ({e}). {manual}') from e
 
 
+SHAKESPEARE_ENV = 'NANOGPT_SHAKESPEARE'  # the path of an offline copy, used if its sha256 checks
+
+
 def tiny_shakespeare(data_dir='data',  # root of the datasets
                      name: str = 'shakespeare_char',  # folder to use
                      src=None,  # a local copy to use instead of downloading
                     ) -> Path:
     """Path of Tiny Shakespeare at `data_dir/name/input.txt`: from `src`, the copy there,
-    a sibling dataset's, or a download"""
+    a sibling dataset's, the offline copy `$NANOGPT_SHAKESPEARE` names, or a download"""
     dest = Path(data_dir) / name / 'input.txt'
     siblings = [Path(data_dir) / other / 'input.txt' for other in SHAKESPEARE_FOLDERS
                 if other != name]
+    if os.environ.get(SHAKESPEARE_ENV): siblings.append(Path(os.environ[SHAKESPEARE_ENV]))
     return fetch_checked(dest, SHAKESPEARE_URL, SHAKESPEARE_SHA256, 'Tiny Shakespeare',
                          _manual_instructions(dest), src, siblings)
 
