@@ -230,8 +230,8 @@ def _add_eval(sub):
 
 def _run_tasks(args):
     "`nanogpt eval --tasks FILE`: the share of the file's questions answered right"
-    from nanogpt.evaluate import evaluate_answers
     from nanogpt.runtime import resolve_device
+    from nanogpt.tasks import evaluate_answers
     if args.file is not None or args.dataset is not None:
         raise ConfigError('--tasks scores the answers to the conversations of a file: '
                           'leave out --file and --dataset.')

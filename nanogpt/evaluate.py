@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,16 +22,17 @@ from nanogpt.checkpoint import (
     read_run_config,
 )
 
-from .chat import answer_of, check_conversation, is_correct, read_conversations
 from .data import WEIGHTS_DTYPE, check_tokenizer, load_meta, read_corpus
-from .errors import ConfigError, DataError
-from .sample import Engine, Sampling, check_sampling_value
-from .talk import fit_prompt, stop_ids
+from .errors import ConfigError
+from .files import moved
+
+__getattr__ = moved(__name__, dict.fromkeys(('answer_accuracy', 'evaluate_answers'),  # lesson 16's
+                                           'nanogpt.tasks'))
 
 # %% auto #0
-__all__ = ['window_ends', 'score_tokens', 'special_ids', 'text_tokens', 'token_bytes', 'calibration', 'summarize', 'evaluate_ids',
-           'split_ids', 'evaluate_split', 'evaluate_text', 'batch_loss', 'estimate_losses', 'run_config',
-           'evaluate_run', 'answer_accuracy', 'evaluate_answers']
+__all__ = ['Z95', 'window_ends', 'score_tokens', 'special_ids', 'text_tokens', 'token_bytes', 'calibration', 'summarize',
+           'evaluate_ids', 'split_ids', 'evaluate_split', 'evaluate_text', 'batch_loss', 'estimate_losses', 'wilson',
+           'Accuracy', 'accuracy_table', 'compare', 'verdict', 'format_accuracies', 'run_config', 'evaluate_run']
 
 # %% ../nbs/10_evaluation.ipynb #e670d3f4
 def window_ends(n_targets: int,  # targets to score: ids[1:] of a text of n_targets + 1 tokens
@@ -224,6 +227,100 @@ def estimate_losses(model: torch.nn.Module,  # forward(idx, targets) -> (logits,
     model.train(was_training)
     return losses
 
+# %% ../nbs/10_evaluation.ipynb #d991fde3
+Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
+
+
+def wilson(right: int,  # answers right
+           n: int,  # answers in all
+           z: float = Z95,  # the normal quantile: Z95 for a 95% interval
+          ) -> tuple[float, float]:
+    "The Wilson score interval of the rate behind `right` of `n` answers"
+    if n == 0: return 0.0, 1.0
+    p, z2 = right / n, z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+# %% ../nbs/10_evaluation.ipynb #bce14692
+@dataclass(frozen=True)
+class Accuracy:
+    "`right` of `n` answers, with the baselines a score must beat"
+    right: int  # answers right
+    n: int  # answers in all
+    chance: float = 0.0  # what a uniform guess among the possible answers scores
+    common: float = 0.0  # what always giving the most common answer scores
+
+    @property
+    def rate(self) -> float: return self.right / self.n if self.n else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]: return wilson(self.right, self.n)
+
+    @property
+    def beats_baselines(self) -> bool: return self.interval[0] > max(self.chance, self.common)
+
+    def __str__(self): return f'{self.rate:.3f} [{self.interval[0]:.3f}, {self.interval[1]:.3f}]'
+
+
+def accuracy_table(correct: list,  # each answer right (True) or not
+                   kinds: list,  # each question's kind, such as 'count'
+                   answers: list,  # each question's right answer
+                   chance: dict | None = None,  # {kind: what a uniform guess scores}; else 0
+                  ) -> dict:
+    "{kind: Accuracy} for each kind, sorted, then 'all': each with its most common answer's score"
+    rows = {}
+    for right, kind, answer in zip(correct, kinds, answers, strict=True):
+        rows.setdefault(kind, []).append((bool(right), answer))
+    if not rows: raise ConfigError('No answers to score: pass at least one.')
+    chance = chance or {}
+    table = {k: Accuracy(sum(r for r, _ in v), len(v), chance.get(k, 0.0),
+                         Counter(a for _, a in v).most_common(1)[0][1] / len(v))
+             for k, v in sorted(rows.items())}
+    n = sum(a.n for a in table.values())
+    table['all'] = Accuracy(sum(a.right for a in table.values()), n,
+                            sum(a.chance * a.n for a in table.values()) / n,
+                            sum(a.common * a.n for a in table.values()) / n)
+    return table
+
+# %% ../nbs/10_evaluation.ipynb #1552bc26
+def compare(before: Accuracy,  # the score to compare against
+            after: Accuracy,  # the new score
+           ) -> tuple[float, float, float]:
+    "(after - before, and its 95% interval): Newcombe's, from the two Wilson intervals"
+    (l1, u1), (l2, u2) = after.interval, before.interval
+    d = after.rate - before.rate
+    return (d, d - math.hypot(after.rate - l1, u2 - before.rate),
+            d + math.hypot(u1 - after.rate, before.rate - l2))
+
+
+def verdict(before: Accuracy,  # the score to compare against
+            after: Accuracy,  # the new score
+           ) -> str:
+    "'higher', 'lower', or 'no difference the interval can see'"
+    d, lo, hi = compare(before, after)
+    return 'higher' if lo > 0 else 'lower' if hi < 0 else 'no difference the interval can see'
+
+# %% ../nbs/10_evaluation.ipynb #8e60d1a2
+def format_accuracies(tables: dict,  # {name: accuracy_table(...)}, the same kinds in each
+                     ) -> str:
+    """One line per kind: n, chance, the most common answer, each table's accuracy [95% interval];
+    with two tables, the difference of the second from the first and its verdict"""
+    names = list(tables)
+    first = tables[names[0]]
+    head = f"{'kind':<10}{'n':>5}{'chance':>8}{'common':>8}" + ''.join(f'{m:>23}' for m in names)
+    lines = [head + ('   difference [95%], verdict' if len(names) == 2 else '   verdict')]
+    for kind, base in first.items():
+        row = f'{kind:<10}{base.n:>5}{base.chance:>8.3f}{base.common:>8.3f}'
+        row += ''.join(f'{str(t[kind]):>23}' for t in tables.values())
+        if len(names) == 2:
+            after = tables[names[1]][kind]
+            d, lo, hi = compare(base, after)
+            row += f'   {d:+.3f} [{lo:+.3f}, {hi:+.3f}], {verdict(base, after)}'
+        else: row += f"   {'' if base.beats_baselines else 'not '}above its baselines"
+        lines.append(row)
+    return '\n'.join(lines)
+
 # %% ../nbs/10_evaluation.ipynb #f5104bf7
 def run_config(checkpoint: Path,  # a run's checkpoint file
               ) -> dict:
@@ -255,71 +352,3 @@ def evaluate_run(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, o
         dataset_dir = Path(config.get('data_dir', 'data')) / config['dataset']
     result = evaluate_split(model, tokenizer, dataset_dir, split, stride)
     return {**result, 'split': split, 'dataset': str(dataset_dir)}
-
-# %% ../nbs/10_evaluation.ipynb #e85e06d1
-def _asked(tokenizer, messages: list, block_size: int, room: int) -> tuple:
-    """(the last user message of a conversation that ends in its answer, the prompt that asks it:
-    None when it is longer than the context)"""
-    check_conversation(messages)
-    users = [i for i, m in enumerate(messages) if m['role'] == 'user']
-    if not users: raise DataError('A conversation to answer needs a user message: add one.')
-    question = messages[users[-1]]['content']
-    try: return question, fit_prompt(tokenizer, messages[:users[-1] + 1], block_size, room)[0]
-    except DataError: return question, None  # the only one left: longer than the context
-
-
-def _replies(engine: Engine, slots: int, prompts: list, stops, max_new_tokens: int) -> dict:
-    "{k: the greedy reply's ids} for each (k, prompt ids) of `prompts`, decoded together as rows"
-    greedy, waiting, rows, replies = Sampling(temperature=0), list(prompts), [], {}
-    while waiting or rows:
-        while waiting and len(rows) < slots:
-            k, ids = waiting.pop(0)
-            rows.append((engine.add(ids, greedy, None, stops, max_new_tokens), k, len(ids)))
-        engine.step()
-        for row, k, start in [r for r in rows if r[0].done]:
-            if row.error is not None: raise row.error
-            replies[k] = [t for t in row.seq[start:] if t not in stops]
-        rows = [r for r in rows if not r[0].done]
-    return replies
-
-# %% ../nbs/10_evaluation.ipynb #403e50bb
-@torch.no_grad()
-def answer_accuracy(model,  # a GPT whose tokenizer has a chat template
-                    tokenizer,  # its tokenizer
-                    conversations: list,  # [[{'role', 'content'}, ...]], each ending in its answer
-                    max_new_tokens: int = 64,  # the longest reply, in tokens
-                    slots: int = 16,  # the most replies decoded together
-                   ) -> dict:
-    """The share of the conversations whose last user message the model answers right (greedy,
-    `chat.is_correct`): 'accuracy', 'n', 'correct', 'too_long' (questions longer than the context,
-    counted wrong) and 'examples' (question, answer, reply, correct), in the given order"""
-    stops = stop_ids(tokenizer)
-    max_new_tokens = check_sampling_value('max_new_tokens', max_new_tokens)
-    if not conversations: raise ConfigError('No conversations to answer: pass a file of them.')
-    engine = Engine(model, slots=slots)
-    room = min(max_new_tokens, engine.block_size // 2)
-    asked = [_asked(tokenizer, m, engine.block_size, room) for m in conversations]
-    prompts = [(k, ids) for k, (_, ids) in enumerate(asked) if ids is not None]
-    was_training = model.training
-    model.eval()
-    try: replies = _replies(engine, slots, prompts, stops, max_new_tokens)
-    finally: model.train(was_training)
-    examples = []
-    for k, ((question, _), messages) in enumerate(zip(asked, conversations)):
-        reply = tokenizer.decode(replies[k]) if k in replies else None
-        examples.append({'question': question, 'answer': answer_of(messages), 'reply': reply,
-                         'correct': reply is not None and is_correct(reply, messages)})
-    correct = sum(e['correct'] for e in examples)
-    return {'accuracy': correct / len(examples), 'n': len(examples), 'correct': correct,
-            'too_long': len(examples) - len(replies), 'examples': examples}
-
-# %% ../nbs/10_evaluation.ipynb #de8de62c
-def evaluate_answers(source,  # a run's out_dir, a GPT-2 name, or a Hugging Face dir
-                     tasks,  # a chat file of held-out conversations, such as a test.jsonl
-                     device: str = 'cpu',  # where to run the model
-                     max_new_tokens: int = 64,  # the longest reply, in tokens
-                    ) -> dict:
-    "`answer_accuracy` of a saved model on the conversations of the file `tasks`"
-    model, tokenizer = load_model(source, device)
-    conversations = read_conversations(tasks)
-    return {**answer_accuracy(model, tokenizer, conversations, max_new_tokens), 'tasks': str(tasks)}

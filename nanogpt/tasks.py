@@ -14,17 +14,25 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .chat import render_prompt
+from nanogpt.chat import (
+    answer_of,
+    check_conversation,
+    is_correct,
+    read_conversations,
+    render_prompt,
+)
+
+from .checkpoint import load_model
 from .errors import ConfigError, DataError, MissingError
-from .sample import Engine, Sampling
-from .talk import stop_ids
+from .sample import Engine, Sampling, check_sampling_value
+from .talk import fit_prompt, stop_ids
 
 # %% auto #0
 __all__ = ['WORD_END', 'HELLASWAG_COMMIT', 'HELLASWAG_URL', 'HELLASWAG_VAL_BLOB', 'pair_ids', 'continuation_logprobs',
            'check_choice_item', 'choice_predictions', 'multiple_choice', 'next_speaker_items', 'next_line_items',
            'spelling_items', 'word_end_items', 'cut_at', 'answers_until', 'greedy_answer', 'check_exact_item',
            'exact_match', 'with_shots', 'centred', 'score_task', 'task_report', 'format_report', 'shakespeare_suite',
-           'git_blob_id', 'hellaswag_file', 'hellaswag_item', 'read_hellaswag']
+           'git_blob_id', 'hellaswag_file', 'hellaswag_item', 'read_hellaswag', 'answer_accuracy', 'evaluate_answers']
 
 # %% ../nbs/16_tasks.ipynb #c031798c
 def _context_ids(tokenizer,  # any nanogpt tokenizer
@@ -482,3 +490,71 @@ def read_hellaswag(path,  # a JSON Lines file of HellaSwag records
              for n, line in enumerate(lines, 1) if line.strip()]
     if not items: raise DataError(f'{path} holds no records: one JSON object per line.')
     return items
+
+# %% ../nbs/16_tasks.ipynb #e85e06d1
+def _asked(tokenizer, messages: list, block_size: int, room: int) -> tuple:
+    """(the last user message of a conversation that ends in its answer, the prompt that asks it:
+    None when it is longer than the context)"""
+    check_conversation(messages)
+    users = [i for i, m in enumerate(messages) if m['role'] == 'user']
+    if not users: raise DataError('A conversation to answer needs a user message: add one.')
+    question = messages[users[-1]]['content']
+    try: return question, fit_prompt(tokenizer, messages[:users[-1] + 1], block_size, room)[0]
+    except DataError: return question, None  # the only one left: longer than the context
+
+
+def _replies(engine: Engine, slots: int, prompts: list, stops, max_new_tokens: int) -> dict:
+    "{k: the greedy reply's ids} for each (k, prompt ids) of `prompts`, decoded together as rows"
+    greedy, waiting, rows, replies = Sampling(temperature=0), list(prompts), [], {}
+    while waiting or rows:
+        while waiting and len(rows) < slots:
+            k, ids = waiting.pop(0)
+            rows.append((engine.add(ids, greedy, None, stops, max_new_tokens), k, len(ids)))
+        engine.step()
+        for row, k, start in [r for r in rows if r[0].done]:
+            if row.error is not None: raise row.error
+            replies[k] = [t for t in row.seq[start:] if t not in stops]
+        rows = [r for r in rows if not r[0].done]
+    return replies
+
+# %% ../nbs/16_tasks.ipynb #403e50bb
+@torch.no_grad()
+def answer_accuracy(model,  # a GPT whose tokenizer has a chat template
+                    tokenizer,  # its tokenizer
+                    conversations: list,  # [[{'role', 'content'}, ...]], each ending in its answer
+                    max_new_tokens: int = 64,  # the longest reply, in tokens
+                    slots: int = 16,  # the most replies decoded together
+                   ) -> dict:
+    """The share of the conversations whose last user message the model answers right (greedy,
+    `chat.is_correct`): 'accuracy', 'n', 'correct', 'too_long' (questions longer than the context,
+    counted wrong) and 'examples' (question, answer, reply, correct), in the given order"""
+    stops = stop_ids(tokenizer)
+    max_new_tokens = check_sampling_value('max_new_tokens', max_new_tokens)
+    if not conversations: raise ConfigError('No conversations to answer: pass a file of them.')
+    engine = Engine(model, slots=slots)
+    room = min(max_new_tokens, engine.block_size // 2)
+    asked = [_asked(tokenizer, m, engine.block_size, room) for m in conversations]
+    prompts = [(k, ids) for k, (_, ids) in enumerate(asked) if ids is not None]
+    was_training = model.training
+    model.eval()
+    try: replies = _replies(engine, slots, prompts, stops, max_new_tokens)
+    finally: model.train(was_training)
+    examples = []
+    for k, ((question, _), messages) in enumerate(zip(asked, conversations)):
+        reply = tokenizer.decode(replies[k]) if k in replies else None
+        examples.append({'question': question, 'answer': answer_of(messages), 'reply': reply,
+                         'correct': reply is not None and is_correct(reply, messages)})
+    correct = sum(e['correct'] for e in examples)
+    return {'accuracy': correct / len(examples), 'n': len(examples), 'correct': correct,
+            'too_long': len(examples) - len(replies), 'examples': examples}
+
+# %% ../nbs/16_tasks.ipynb #de8de62c
+def evaluate_answers(source,  # a run's out_dir, a GPT-2 name, or a Hugging Face dir
+                     tasks,  # a chat file of held-out conversations, such as a test.jsonl
+                     device: str = 'cpu',  # where to run the model
+                     max_new_tokens: int = 64,  # the longest reply, in tokens
+                    ) -> dict:
+    "`answer_accuracy` of a saved model on the conversations of the file `tasks`"
+    model, tokenizer = load_model(source, device)
+    conversations = read_conversations(tasks)
+    return {**answer_accuracy(model, tokenizer, conversations, max_new_tokens), 'tasks': str(tasks)}
