@@ -24,10 +24,10 @@ from .errors import ConfigError, DataError, MissingError, describe
 from .model import GPT, weighted_cross_entropy
 
 # %% auto #0
-__all__ = ['ROLES', 'CHAT_TOKENS', 'SHAREGPT_ROLES', 'NUMBER_WORDS', 'TASK_KINDS', 'HELD_OUT', 'SpecialTokenizer',
-           'chat_tokenizer', 'check_conversation', 'chat_template', 'render_conversation', 'render_prompt',
-           'conversation_html', 'masked_loss', 'add_tokens', 'read_conversations', 'hf_chat_template', 'is_held_out',
-           'shakespeare_tasks', 'task_split', 'answer_of', 'is_correct', 'task_kind']
+__all__ = ['ROLES', 'CHAT_TOKENS', 'SHAREGPT_ROLES', 'NUMBER_WORDS', 'TASK_KINDS', 'HELD_OUT', 'COUNTED_LENGTHS',
+           'SpecialTokenizer', 'chat_tokenizer', 'check_conversation', 'chat_template', 'render_conversation',
+           'render_prompt', 'conversation_html', 'masked_loss', 'add_tokens', 'read_conversations', 'hf_chat_template',
+           'is_held_out', 'shakespeare_tasks', 'task_split', 'answer_of', 'is_correct', 'task_kind']
 
 # %% ../nbs/15_chat.ipynb #cb12e36c
 def _check_special(special,  # the spellings, a list of strings
@@ -367,6 +367,7 @@ NUMBER_WORDS = ('zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', '
                 'ten', 'eleven', 'twelve')  # counts in words: the plays have no digit but 3
 TASK_KINDS = ('spell', 'reverse', 'count', 'next', 'speaker')
 HELD_OUT = 0.1  # the share of questions held out from training
+COUNTED_LENGTHS = range(3, 13)  # words counted: 3 to 12 letters, each length as often
 
 
 def _phrases(text: str) -> list[tuple[str, str]]:  # the plays
@@ -394,10 +395,14 @@ def _speakers(text: str) -> list[tuple[str, str]]:  # the plays
 @lru_cache(maxsize=2)
 def _task_pools(text: str) -> dict[str, list[tuple[str, str]]]:  # the plays
     "Every (question, answer) of each kind that `text` gives, each question once, sorted"
-    words = sorted({w.lower() for w in re.findall(r'[A-Za-z]+', text) if 3 <= len(w) <= 8})
+    every = sorted({w.lower() for w in re.findall(r'[A-Za-z]+', text)})
+    words = [w for w in every if 3 <= len(w) <= 8]
+    by_length = [[w for w in every if len(w) == n] for n in COUNTED_LENGTHS]
+    per = min(len(same) for same in by_length)  # as many words of each length: no answer is common
+    counted = sorted(w for same in by_length for w in same[::len(same) // per][:per])
     return {'spell': [(f'Spell {w}.', '-'.join(w)) for w in words],
             'reverse': [(f'Write {w} backwards.', w[::-1]) for w in words],
-            'count': [(f'How many letters are in {w}?', NUMBER_WORDS[len(w)]) for w in words],
+            'count': [(f'How many letters are in {w}?', NUMBER_WORDS[len(w)]) for w in counted],
             'next': sorted(_phrases(text)), 'speaker': sorted(set(_speakers(text)))}
 
 
