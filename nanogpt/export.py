@@ -48,9 +48,9 @@ from .tokenizers import tokenizer_from_meta
 __all__ = ['ONNX_INPUTS', 'ONNX_OUTPUTS', 'QUANTIZE_SCHEMES', 'FORMATS', 'NO_INT8', 'SAMPLING_PRECISIONS', 'MAX_LOSS_CHANGE',
            'PastCache', 'ExportableGPT', 'empty_cache', 'dynamic_shapes', 'example_inputs', 'export_program',
            'without_records', 'write_onnx', 'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model',
-           'check_export_folder', 'write_export_folder', 'write_export', 'export_model', 'export_run', 'with_precision',
-           'own_text', 'window_loss', 'measure_sampling', 'pick_precision', 'precision_reason',
-           'choose_sampling_precision']
+           'check_export_format', 'check_export_folder', 'write_export_folder', 'write_export', 'export_model',
+           'export_run', 'with_precision', 'own_text', 'window_loss', 'measure_sampling', 'pick_precision',
+           'precision_reason', 'choose_sampling_precision']
 
 # %% ../nbs/11_export.ipynb #7d065e6b
 class PastCache:
@@ -130,9 +130,7 @@ def export_program(model: GPT,  # the model (put in eval mode)
         return torch.export.export(ExportableGPT(model).eval(), inputs,
                                    dynamic_shapes=dynamic_shapes(model.config))
 
-# %% ../nbs/11_export.ipynb #32ec0f05
-ONNX_INPUTS = ['idx', 'past_keys', 'past_values']
-ONNX_OUTPUTS = ['logits', 'present_keys', 'present_values']
+# %% ../nbs/11_export.ipynb #dc6670fc
 # says on every export that torchvision's operators are skipped
 _REGISTRY_LOGGER = 'torch.onnx._internal.exporter._registration'
 
@@ -145,6 +143,10 @@ def without_records(name: str,  # a logger's name
     logger.addFilter(keep)
     try: yield
     finally: logger.removeFilter(keep)
+
+# %% ../nbs/11_export.ipynb #32ec0f05
+ONNX_INPUTS = ['idx', 'past_keys', 'past_values']
+ONNX_OUTPUTS = ['logits', 'present_keys', 'present_values']
 
 
 def write_onnx(model: GPT,  # the model (put in eval mode)
@@ -270,6 +272,22 @@ NO_INT8 = {'pt2': "torch.export cannot save PyTorch's int8 layers "
            'hf': 'the Hugging Face layout holds float weights'}
 
 
+def check_export_format(format: str,  # 'onnx', 'pt2' or 'hf'
+                        quantize: str | None,  # None, or 'int8' (ONNX only)
+                       ):
+    "Refuse a format, or a format with a quantization, that `export_model` cannot write"
+    if format not in FORMATS:
+        raise ConfigError(f'Unknown export format {format!r}: use onnx, pt2 or hf.')
+    if quantize not in FORMATS[format][1]:
+        if quantize not in QUANTIZE_SCHEMES:
+            raise ConfigError(f'Unknown quantization {quantize!r} for export: '
+                              'use int8 (with onnx).')
+        raise ConfigError(f'--format {format} with --quantize {quantize} does not exist: '
+                          f'{NO_INT8.get(format, "")}. The combinations '
+                          'are onnx, onnx with int8, pt2 and hf; for int8 use '
+                          '--format onnx --quantize int8, or sample with --quantize int8.')
+
+
 def check_export_folder(path: Path,  # the folder to write
                         format: str,  # one of FORMATS, or the name of another export ('peft')
                         overwrite: bool = False,  # replace a previous export in `format`
@@ -336,22 +354,13 @@ def export_model(model: GPT,  # the model to export (put in eval mode)
                 ) -> Path:
     """Write the model in `format` as the folder `path`, with config.json and the tokenizer,
     whole or not at all; return the model file"""
-    if format not in FORMATS:
-        raise ConfigError(f'Unknown export format {format!r}: use onnx, pt2 or hf.')
-    if quantize not in FORMATS[format][1]:
-        if quantize not in QUANTIZE_SCHEMES:
-            raise ConfigError(f'Unknown quantization {quantize!r} for export: '
-                              'use int8 (with onnx).')
-        raise ConfigError(f'--format {format} with --quantize {quantize} does not exist: '
-                          f'{NO_INT8.get(format, "")}. The combinations '
-                          'are onnx, onnx with int8, pt2 and hf; for int8 use '
-                          '--format onnx --quantize int8, or sample with --quantize int8.')
+    check_export_format(format, quantize)
     write = functools.partial(write_export, model, format=format, quantize=quantize,
                               tokenizer=tokenizer)
     path = write_export_folder(path, format, write, overwrite)
     return path / FORMATS[format][0]
 
-
+# %% ../nbs/11_export.ipynb #b0aeedde
 def export_run(source,  # a run's folder, a Hugging Face folder or a GPT-2 name (as `load_model`)
                to=None,  # the folder to write (None: SOURCE/export-FORMAT[-QUANTIZE])
                format: str = 'onnx',  # 'onnx', 'pt2' or 'hf', as for `export_model`
