@@ -62,31 +62,29 @@ class ProcessGroup(SingleProcess):
                                     timeout=timedelta(seconds=timeout))
         return device
 
-    def local_steps(self, accumulation_steps: int,  # micro-batches per step across all processes
-                   ) -> int:
-        """This process's share of `accumulation_steps`,
-        which counts micro-batches across all processes (as in nanoGPT)"""
-        if accumulation_steps % self.world_size:
-            raise ConfigError(f'gradient_accumulation_steps={accumulation_steps} must be a '
-                              f'multiple of the number of processes ({self.world_size}): '
-                              'it counts the micro-batches of one step across all of them.')
-        return accumulation_steps // self.world_size
-
-    def _device(self): return f'cuda:{self.local_rank}' if dist.get_backend() == 'nccl' else 'cpu'
-
-    def __repr__(self):
-        if not self.launched: return f'{type(self).__name__}(single process)'
-        return f'{type(self).__name__}(rank {self.rank} of {self.world_size})'
-
-# %% ../nbs/09_ddp.ipynb #cccf2f30
+# %% ../nbs/09_ddp.ipynb #f549f4b1
 @patch
-def mean(self: ProcessGroup, *values: float) -> list[float]:
-    "The mean of each value over all processes"
-    if not self.launched: return list(values)
-    t = torch.tensor(values, dtype=torch.float64, device=self._device())
-    dist.all_reduce(t)  # sum
-    return (t / self.world_size).tolist()
+def local_steps(self: ProcessGroup,
+                accumulation_steps: int,  # micro-batches per step across all processes
+               ) -> int:
+    """This process's share of `accumulation_steps`,
+    which counts micro-batches across all processes (as in nanoGPT)"""
+    if accumulation_steps % self.world_size:
+        raise ConfigError(f'gradient_accumulation_steps={accumulation_steps} must be a '
+                          f'multiple of the number of processes ({self.world_size}): '
+                          'it counts the micro-batches of one step across all of them.')
+    return accumulation_steps // self.world_size
 
+@patch
+def _device(self: ProcessGroup):
+    return f'cuda:{self.local_rank}' if dist.get_backend() == 'nccl' else 'cpu'
+
+@patch
+def __repr__(self: ProcessGroup):
+    if not self.launched: return f'{type(self).__name__}(single process)'
+    return f'{type(self).__name__}(rank {self.rank} of {self.world_size})'
+
+# %% ../nbs/09_ddp.ipynb #39fd9588
 @patch
 def any(self: ProcessGroup, flag: bool) -> bool:
     "True if `flag` is set in any process"
@@ -103,6 +101,15 @@ def gather(self: ProcessGroup, obj,  # anything picklable
     out = [None] * self.world_size
     dist.all_gather_object(out, obj)
     return out
+
+# %% ../nbs/09_ddp.ipynb #cccf2f30
+@patch
+def mean(self: ProcessGroup, *values: float) -> list[float]:
+    "The mean of each value over all processes"
+    if not self.launched: return list(values)
+    t = torch.tensor(values, dtype=torch.float64, device=self._device())
+    dist.all_reduce(t)  # sum
+    return (t / self.world_size).tolist()
 
 @patch
 def close(self: ProcessGroup):

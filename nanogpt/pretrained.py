@@ -36,7 +36,7 @@ CONV1D_WEIGHTS = ('attn.c_attn.weight', 'attn.c_proj.weight',  # stored (in, out
 # Hugging Face -> ours
 GELU_NAMES = {'gelu_new': 'tanh', 'gelu_pytorch_tanh': 'tanh', 'gelu_fast': 'tanh', 'gelu': 'none'}
 
-# %% ../nbs/08_gpt2.ipynb #f22ca70d
+# %% ../nbs/08_gpt2.ipynb #c478929b
 def _unrepresentable(hf: dict,  # a Hugging Face GPT-2 config.json, with every size in it
                     ) -> list:
     "The settings of `hf` our GPT cannot represent, each as 'name=value'"
@@ -54,10 +54,10 @@ def _unrepresentable(hf: dict,  # a Hugging Face GPT-2 config.json, with every s
     return problems + [f'{key}={hf[key]}' for key, ours in fixed if hf.get(key, ours) != ours]
 
 
-def config_from_hf(hf: dict,  # the contents of a Hugging Face GPT-2 config.json
-                   **overrides,  # dropout, gradient_checkpointing, pad_vocab_size_multiple
-                  ) -> GPTConfig:
-    "Our `GPTConfig` for a Hugging Face GPT-2 configuration; what ours cannot represent is an error"
+def _check_hf_config(hf: dict,  # the contents of a Hugging Face GPT-2 config.json
+                     overrides: dict,  # the settings asked to change when loading
+                    ):
+    "A `CheckpointError` where `hf` is no GPT-2 our GPT can represent, or `overrides` reshapes it"
     sizes = ('vocab_size', 'n_positions', 'n_embd', 'n_layer', 'n_head')
     missing = [key for key in sizes if key not in hf]
     if missing:
@@ -75,6 +75,13 @@ def config_from_hf(hf: dict,  # the contents of a Hugging Face GPT-2 config.json
                               f'weights, not {", ".join(sorted(set(overrides) - allowed))} '
                               '(the weights fix the shape; crop the context with '
                               'model.crop_block_size).')
+
+# %% ../nbs/08_gpt2.ipynb #f22ca70d
+def config_from_hf(hf: dict,  # the contents of a Hugging Face GPT-2 config.json
+                   **overrides,  # dropout, gradient_checkpointing, pad_vocab_size_multiple
+                  ) -> GPTConfig:
+    "Our `GPTConfig` for a Hugging Face GPT-2 configuration; what ours cannot represent is an error"
+    _check_hf_config(hf, overrides)
     gelu = GELU_NAMES[hf.get('activation_function', 'gelu_new')]
     return GPTConfig(block_size=hf['n_positions'], vocab_size=hf['vocab_size'],
                      n_layer=hf['n_layer'], n_head=hf['n_head'], n_embd=hf['n_embd'], bias=True,
@@ -82,7 +89,7 @@ def config_from_hf(hf: dict,  # the contents of a Hugging Face GPT-2 config.json
                      **hf.get('nanogpt_layout', {}),  # lesson 14's layout: our ONNX and pt2 exports
                      **{'dropout': 0.0, **overrides})
 
-
+# %% ../nbs/08_gpt2.ipynb #a8f9be75
 def hf_config(config: GPTConfig,  # our model's configuration
              ) -> dict:
     "The Hugging Face `config.json` of a GPT-2 with our model's shape"
@@ -212,7 +219,7 @@ def pretrained_files(name_or_path,  # a GPT-2 name, or a folder in the Hugging F
     if str(name_or_path) in GPT2_SIZES: return _hub_files(str(name_or_path))
     raise MissingError(f'{name_or_path!r} is neither a folder nor one of {", ".join(GPT2_SIZES)}.')
 
-# %% ../nbs/08_gpt2.ipynb #44e00006
+# %% ../nbs/08_gpt2.ipynb #bab44295
 def read_weights(path,  # model.safetensors or pytorch_model.bin
                 ) -> dict:
     "The tensors in a weights file, read without running code (safetensors, or weights_only=True)"
@@ -226,18 +233,20 @@ def read_weights(path,  # model.safetensors or pytorch_model.bin
                               'Download it again.') from None
 
 
-def from_pretrained(name_or_path,  # 'gpt2' to 'gpt2-xl', or a folder in the Hugging Face layout
-                    **overrides,  # dropout, gradient_checkpointing, pad_vocab_size_multiple
-                   ) -> GPT:
-    "Our `GPT` with the weights of a GPT-2 checkpoint: OpenAI's by name, or a Hugging Face folder"
-    config_path, weights_path = pretrained_files(name_or_path)
-    try: hf = json.loads(Path(config_path).read_text())
+def _read_config(config_path: Path,  # a config.json
+                ) -> dict:
+    "The contents of `config_path`; invalid JSON is a `CheckpointError`"
+    try: return json.loads(Path(config_path).read_text())
     except json.JSONDecodeError as e:
         raise CheckpointError(f'{config_path} is not valid JSON ({e}).') from None
-    config = config_from_hf(hf, **overrides)
-    model = GPT(config)
-    state = from_hf_state_dict(read_weights(weights_path), config)
-    expected = model.state_dict()
+
+
+def _check_fits(state: dict,  # the tensors read, under our names
+                expected: dict,  # the state dict of the model they go into
+                config_path: Path,  # where the model's configuration came from
+                weights_path: Path,  # where the tensors came from
+               ):
+    "Raise a `CheckpointError` where `state`'s names or shapes do not fit `expected`"
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     if missing or unexpected:
         raise CheckpointError(f'{weights_path} does not fit {config_path}: missing {missing[:5]}, '
@@ -247,20 +256,29 @@ def from_pretrained(name_or_path,  # 'gpt2' to 'gpt2-xl', or a folder in the Hug
     if shapes:
         raise CheckpointError(f'{weights_path} does not fit {config_path}: '
                               f'{"; ".join(shapes[:3])}.')
+
+# %% ../nbs/08_gpt2.ipynb #44e00006
+def from_pretrained(name_or_path,  # 'gpt2' to 'gpt2-xl', or a folder in the Hugging Face layout
+                    **overrides,  # dropout, gradient_checkpointing, pad_vocab_size_multiple
+                   ) -> GPT:
+    "Our `GPT` with the weights of a GPT-2 checkpoint: OpenAI's by name, or a Hugging Face folder"
+    config_path, weights_path = pretrained_files(name_or_path)
+    config = config_from_hf(_read_config(config_path), **overrides)
+    model = GPT(config)
+    state = from_hf_state_dict(read_weights(weights_path), config)
+    _check_fits(state, model.state_dict(), config_path, weights_path)
     model.load_state_dict(state)
     return model
 
-# %% ../nbs/08_gpt2.ipynb #ac197322
+# %% ../nbs/08_gpt2.ipynb #390c98d7
 TOKENIZER_FILE = 'nanogpt_tokenizer.json'  # beside config.json: the tokenizer nanogpt samples with
 TOKENIZER_FILES = (TOKENIZER_FILE, 'tokenizer_config.json')  # what `save_tokenizer` may write
 
 
-def save_pretrained(model: GPT,  # our model
-                    path,  # the folder to write
-                    tokenizer=None,  # its tokenizer (optional): then nanogpt can sample from it
-                   ) -> Path:
-    """Write `config.json` and `model.safetensors`: the Hugging Face layout `transformers` reads;
-    for a chat model also `tokenizer_config.json`, its template and added tokens"""
+def _writable_folder(model: GPT,  # the model to save
+                     path,  # the folder to write
+                    ) -> Path:
+    "`path`, made a folder; a `ConfigError` where GPT-2's layout cannot hold `model`, or on a file"
     if layout_changes(model.config):
         changes = ', '.join(layout_changes(model.config))
         raise ConfigError(f'This model uses the modern layout ({changes}), '
@@ -271,6 +289,16 @@ def save_pretrained(model: GPT,  # our model
     except (FileExistsError, NotADirectoryError):  # the path, or a folder on the way, is a file
         raise ConfigError(f'{path} is a file, or lies under one: save_pretrained writes a folder '
                           '(config.json, model.safetensors): pass the path of a folder.') from None
+    return path
+
+# %% ../nbs/08_gpt2.ipynb #ac197322
+def save_pretrained(model: GPT,  # our model
+                    path,  # the folder to write
+                    tokenizer=None,  # its tokenizer (optional): then nanogpt can sample from it
+                   ) -> Path:
+    """Write `config.json` and `model.safetensors`: the Hugging Face layout `transformers` reads;
+    for a chat model also `tokenizer_config.json`, its template and added tokens"""
+    path = _writable_folder(model, path)
     buffer = save(to_hf_state_dict(model), metadata={'format': 'pt'})
     atomic_write_bytes(path / 'model.safetensors', buffer)
     config_text = json.dumps(hf_config(model.config), indent=2) + '\n'
@@ -278,7 +306,7 @@ def save_pretrained(model: GPT,  # our model
     if tokenizer is not None: save_tokenizer(path, tokenizer)
     return path
 
-
+# %% ../nbs/08_gpt2.ipynb #d89d6277
 def save_tokenizer(path: Path,  # the folder of a saved model (or of a LoRA run's adapters)
                    tokenizer,  # its tokenizer
                   ):
