@@ -24,12 +24,12 @@ from nanogpt.sample import (
 
 from .align import DPOObjective, RLObjective, read_preferences
 from .chat import read_conversations
-from .checkpoint import find_checkpoint, load_model
+from .checkpoint import find_checkpoint, load_checkpoint, load_model
 from .config import Asked, TrainConfig, TrainOptions, default_preset, resolve_run
 from .corpus import CHAT_DATASETS, prepare_dataset
 from .data import DATASETS, load_meta, load_tokenizer, read_corpus, tiny_shakespeare
 from .distributed import Distributed
-from .errors import ConfigError, DataError, MissingError, TrainingError
+from .errors import ConfigError, DataError, MissingError, NanoGPTError, TrainingError
 from .evaluate import evaluate_run
 from .files import atomic_write_bytes, read_source
 from .lora import export_peft, train_lora
@@ -42,8 +42,8 @@ from .tasks import hellaswag_file, read_hellaswag, shakespeare_suite, task_repor
 from .train import PRESETS, train
 
 # %% auto #0
-__all__ = ['SAMPLE_DEFAULTS', 'TASK_QUESTIONS', 'default_run', 'model_source', 'read_prompt', 'describe_run', 'objective_of',
-           'train_job', 'loaded_from', 'sample_job', 'task_suite', 'eval_job', 'chat_job', 'export_job']
+__all__ = ['SAMPLE_DEFAULTS', 'TASK_QUESTIONS', 'default_run', 'learner_run', 'model_source', 'read_prompt', 'describe_run',
+           'objective_of', 'train_job', 'loaded_from', 'sample_job', 'task_suite', 'eval_job', 'chat_job', 'export_job']
 
 # %% ../nbs/engine/12_jobs.ipynb #a0009c36
 def default_run(device: str = 'auto',  # the device `nanogpt train` would train on
@@ -51,6 +51,23 @@ def default_run(device: str = 'auto',  # the device `nanogpt train` would train 
     """The folder `nanogpt train` with no preset writes on `device`: where every command and lesson
     looks first"""
     return PRESETS[default_preset(device)]['out_dir']
+
+
+def learner_run(max_val_loss: float,  # the validation loss the caller needs its model to beat
+                roots=('.', '..'),  # the folders to look in for `default_run()`
+               ) -> tuple[Path | None, str]:
+    """(the run `nanogpt train` wrote with no argument, and a line that says so) when its best
+    validation loss beats `max_val_loss`; else (None, a line that says why it is not used)"""
+    for folder in (Path(root) / default_run() for root in roots):
+        checkpoint = find_checkpoint(folder)
+        if checkpoint is None: continue
+        try: best = float(load_checkpoint(checkpoint).get('best_val_loss', float('inf')))
+        except NanoGPTError as e: return None, f'not using {folder}: {e}'
+        if best < max_val_loss:
+            return folder, f'using the model `nanogpt train` wrote in {folder} (val {best:.3f})'
+        return None, (f'not using the model in {folder}: its val loss {best:.3f} is above the '
+                      f'{max_val_loss} needed here (a short run?); training one instead')
+    return None, 'no model from `nanogpt train` found: training one'
 
 
 def model_source(init_from: str = 'resume',  # 'resume' (out_dir's run), a GPT-2 name, or a folder
