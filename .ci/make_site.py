@@ -42,9 +42,11 @@ GITHUB = cfg['git_url'].rstrip('/')  # https://github.com/USER/REPO
 BRANCH = cfg.get('branch', 'main')
 BASEURL = cfg.get('doc_baseurl', '/').rstrip('/')  # where GitHub Pages serves the site: /REPO
 COLAB = f"https://colab.research.google.com/github/{cfg['user']}/{cfg['repo']}/blob/{BRANCH}/{cfg['nbs_path']}"
-# The site's sections after the front page: Part 1 (build a GPT), Part 2 (use it), then the engine room (nbs/engine/).
+# The site's sections after the front page: Part 1 (build a GPT), Part 2 (use it), Part 3 (from GPT to chat), then the
+# engine room (nbs/engine/).
 PAGES = ('index', 'results')  # pages of their own, not lessons: the front page and the measured results
-PART_2 = ('08_gpt2', '09_ddp', '11_export', '12_serving', '13_lora')  # the rest of the numbered lessons are Part 1
+PART_2 = ('08_gpt2', '09_ddp', '11_export', '12_serving', '13_lora', '14_modern')
+PART_3 = ('15_chat', '16_tasks', '17_align')  # the rest of the numbered lessons are Part 1
 WIDGET_NOTE = ('<p class="admonition note">This output is an interactive widget: it appears when you run the '
                'notebook in JupyterLab (or Colab), where a kernel answers it.</p>')
 
@@ -232,8 +234,9 @@ def nb_stems() -> list[str]:
 
 
 def section_of(stem: str) -> str:  # a notebook's stem
-    "Where the site lists a notebook: Part 1, Part 2 or the engine room"
+    "Where the site lists a notebook: Part 1, 2 or 3, or the engine room"
     if stem.startswith('engine/'): return 'The engine room'
+    if stem in PART_3: return 'Part 3: from GPT to chat'
     return 'Part 2: use it' if stem in PART_2 else 'Part 1: build a GPT'
 
 
@@ -330,7 +333,8 @@ def build(out: Path) -> int:  # where the site goes
         work = Path(tmp)
         docs = work / 'docs'
         docs.mkdir()
-        sections = {'Part 1: build a GPT': [], 'Part 2: use it': [], 'The engine room': []}
+        sections = {'Part 1: build a GPT': [], 'Part 2: use it': [], 'Part 3: from GPT to chat': [],
+                    'The engine room': []}
         for stem in nb_stems():
             nb = json.loads((NBS / f'{stem}.ipynb').read_text(encoding='utf-8'))
             (docs / f'{stem}.ipynb').parent.mkdir(parents=True, exist_ok=True)
