@@ -212,7 +212,7 @@ def muon_matrices(model: nn.Module) -> list[str]:
     return [name for name, p in model.named_parameters()
             if p.requires_grad and p.dim() == 2 and name.startswith('transformer.h.')]
 
-
+# %% ../nbs/14_modern.ipynb #140a2fa0
 def muon_adamw(model: nn.Module,  # the model to train
                learning_rate: float,  # AdamW's peak rate, for embeddings, head and gains
                muon_lr: float,  # Muon's peak rate, for the matrices inside the blocks
