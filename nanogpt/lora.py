@@ -34,10 +34,10 @@ from .tokenizers import tokenizer_from_meta
 from .train import SingleProcess, TrainConfig, train
 
 # %% auto #0
-__all__ = ['LORA_TARGETS', 'PEFT_PREFIX', 'PEFT_FILES', 'LoRALinear', 'parse_targets', 'apply_lora', 'lora_layers',
+__all__ = ['LORA_TARGETS', 'PEFT_PREFIX', 'PEFT_FILES', 'LoRALinear', 'parse_targets', 'check_rank', 'apply_lora', 'lora_layers',
            'delta_weight', 'merge_lora', 'unmerge_lora', 'merge_and_unload', 'check_lora_config', 'lora_record',
-           'prepare_lora', 'train_lora', 'load_lora', 'trained_beside', 'save_peft_adapter', 'export_peft',
-           'load_peft_adapter']
+           'check_resumed', 'prepare_lora', 'train_lora', 'load_lora', 'trained_beside', 'save_peft_adapter',
+           'export_peft', 'load_peft_adapter']
 
 # %% ../nbs/13_lora.ipynb #8db2ba30
 class LoRALinear(nn.Linear):
@@ -70,7 +70,7 @@ class LoRALinear(nn.Linear):
     def extra_repr(self) -> str:
         return f'{super().extra_repr()}, rank={self.rank}, alpha={self.alpha}'
 
-# %% ../nbs/13_lora.ipynb #364eea05
+# %% ../nbs/13_lora.ipynb #56dbb7fd
 LORA_TARGETS = ('c_attn', 'c_proj', 'c_fc')  # the GPT's linear layers an adapter can sit beside
 
 
@@ -87,6 +87,19 @@ def parse_targets(text: str | tuple | list,  # 'c_attn,c_proj' or a sequence of 
     return names
 
 
+def check_rank(rank: int,  # r
+               layers: list,  # the (name, nn.Linear) pairs to adapt
+              ):
+    "Refuse a rank below 1, or above what the narrowest of `layers` can use"
+    if rank < 1: raise ConfigError(f'--lora_rank must be 1 or more for LoRA, got {rank}.')
+    narrowest = min((min(module.in_features, module.out_features) for _, module in layers),
+                    default=rank)
+    if rank > narrowest:
+        raise ConfigError(f'--lora_rank={rank} is more than a rank-{narrowest} layer can use '
+                          '(an update of rank r needs r <= the smaller of its widths): '
+                          f'pass at most --lora_rank={narrowest}; LoRA ranks are usually 4 to 64.')
+
+# %% ../nbs/13_lora.ipynb #364eea05
 def apply_lora(model: nn.Module,  # a GPT (changed in place)
                rank: int,  # r, 1 or more
                alpha: float | None = None,  # the scale is alpha / rank (None: rank, a scale of 1)
@@ -94,17 +107,11 @@ def apply_lora(model: nn.Module,  # a GPT (changed in place)
                targets=LORA_TARGETS,  # layer names to adapt, as a sequence or 'c_attn,c_proj'
               ) -> nn.Module:
     "Freeze `model` and put a `LoRALinear` beside each targeted linear layer; returns the model"
-    if rank < 1: raise ConfigError(f'--lora_rank must be 1 or more for LoRA, got {rank}.')
     targets = parse_targets(targets)
     layers = [(name, module) for name, module in model.named_modules()
               if isinstance(module, nn.Linear) and not isinstance(module, LoRALinear)
               and name.split('.')[-1] in targets]
-    narrowest = min((min(module.in_features, module.out_features) for _, module in layers),
-                    default=rank)
-    if rank > narrowest:
-        raise ConfigError(f'--lora_rank={rank} is more than a rank-{narrowest} layer can use '
-                          '(an update of rank r needs r <= the smaller of its widths): '
-                          f'pass at most --lora_rank={narrowest}; LoRA ranks are usually 4 to 64.')
+    check_rank(rank, layers)
     model.requires_grad_(False)
     scale = rank if alpha is None else alpha
     for name, module in layers:
@@ -160,7 +167,7 @@ def merge_and_unload(model: nn.Module,  # a model with adapters (not changed)
         setattr(plain.get_submodule(parent), child, linear)
     return plain.requires_grad_(True)
 
-# %% ../nbs/13_lora.ipynb #cf896db4
+# %% ../nbs/13_lora.ipynb #43d239a7
 def check_lora_config(cfg: TrainConfig):  # a run's settings with lora_rank set
     "Refuse LoRA settings that make no sense, naming the setting"
     if cfg.lora_rank < 1:
@@ -191,23 +198,30 @@ def lora_record(cfg: TrainConfig,  # the run's settings
             'base': base}
 
 
+def check_resumed(record: dict,  # the `lora` record the run's settings give
+                  checkpoint: dict,  # the checkpoint being resumed
+                  cfg: TrainConfig,  # the run's settings
+                 ) -> str:
+    "Refuse to resume a checkpoint with other adapters, or none; returns the base it started from"
+    saved = checkpoint.get('lora')
+    if saved is None:
+        raise ConfigError(f'{cfg.out_dir}/ckpt.pt trained every weight: '
+                          'resume it without --lora_rank.')
+    mismatch = [f'--lora_{k}={record[k]} (the run has {saved[k]})'
+                for k in ('rank', 'alpha', 'targets') if saved[k] != record[k]]
+    if mismatch:
+        raise ConfigError(f'{cfg.out_dir}/ckpt.pt holds other adapters: {"; ".join(mismatch)}. '
+                          "Resume with the run's settings.")
+    return saved['base']
+
+# %% ../nbs/13_lora.ipynb #cf896db4
 def prepare_lora(model: GPT,  # `train`'s model: the base, or a LoRA checkpoint's, adapters merged
                  cfg: TrainConfig,  # the run's settings
                  checkpoint: dict | None,  # the checkpoint being resumed, or None
                 ) -> tuple:
     "`train`'s `prepare_model` hook for LoRA: (the model with adapters, {'lora': record})"
     record = lora_record(cfg, cfg.init_from)
-    if checkpoint is not None:
-        saved = checkpoint.get('lora')
-        if saved is None:
-            raise ConfigError(f'{cfg.out_dir}/ckpt.pt trained every weight: '
-                              'resume it without --lora_rank.')
-        mismatch = [f'--lora_{k}={record[k]} (the run has {saved[k]})'
-                    for k in ('rank', 'alpha', 'targets') if saved[k] != record[k]]
-        if mismatch:
-            raise ConfigError(f'{cfg.out_dir}/ckpt.pt holds other adapters: {"; ".join(mismatch)}. '
-                              "Resume with the run's settings.")
-        record['base'] = saved['base']
+    if checkpoint is not None: record['base'] = check_resumed(record, checkpoint, cfg)
     apply_lora(model, cfg.lora_rank, record['alpha'], cfg.lora_dropout, record['targets'])
     if checkpoint is not None:  # exact frozen weights and adapters
         model.load_state_dict(clean_state_dict(checkpoint['model']))
