@@ -11,11 +11,11 @@ from pathlib import Path
 LAYERS = {  # bottom to top
     'base': ('errors', 'files', 'runtime', 'checks'),  # errors, files and hashes, random state, optional imports; the machine
     'model and data': ('tokenizers', 'data', 'corpus', 'bigram', 'modern', 'attention', 'model', 'checkpoint', 'pretrained', 'chat'),
-    'training and inference': ('runs', 'train', 'align', 'shape', 'config', 'memory', 'distributed', 'lora', 'sample', 'evaluate', 'tasks', 'harness', 'export', 'talk', 'serve', 'jobs'),
+    'training and inference': ('runs', 'train', 'align', 'shape', 'config', 'memory', 'distributed', 'lora', 'sample', 'evaluate', 'tasks', 'harness', 'export', 'talk', 'guard', 'serve', 'jobs'),
     'command line': ('cli', 'bench', '__main__', '__init__'),  # the package's front door imports what it attaches
 }
 # Inference never imports training, directly or through another module: a server or an export loads no trainer.
-INFERENCE = ('sample', 'evaluate', 'tasks', 'harness', 'export', 'talk', 'serve')
+INFERENCE = ('sample', 'evaluate', 'tasks', 'harness', 'export', 'talk', 'guard', 'serve')
 TRAINING = ('runs', 'train', 'align', 'shape', 'config', 'memory', 'distributed', 'lora', 'jobs')
 root = Path(__file__).resolve().parent.parent
 package = root / 'nanogpt'

@@ -6,28 +6,44 @@
 from __future__ import annotations
 
 import asyncio
-import errno
-import hmac
 import html
 import json
 import math
 import re
 import secrets
-import socket
-import sys
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import torch
 from fastcore.basics import patch
 
+from nanogpt.guard import (  # the server's guards: the engine room's server notebook
+    ACCEPT_BURST,
+    BODY_TIMEOUTS,
+    BUSY,
+    BUSY_BODY,
+    LOCAL_HOSTS,
+    MAX_INT_DIGITS,
+    RequestError,
+    authorize,
+    check_host,
+    connection_cap,
+    graceful_server,
+    guarded_protocol,
+    host_of,
+    listen,
+    parse_json,
+    quiet_descriptor_shortage,
+    read_body,
+    served_hosts,
+)
+
 from . import sample as sampling  # its checks: sampling.check_sampling_value, ...
 from .chat import chat_template, check_conversation
-from .errors import ConfigError, DataError, NanoGPTError, describe
+from .errors import ConfigError, DataError, describe
 from .export import quantize_model
 from .files import moved, require
 from .runtime import available_memory, human
@@ -35,13 +51,17 @@ from .sample import Engine, Row, Sampling, TextStream
 from .talk import fit_prompt, stop_ids
 
 __getattr__ = moved(__name__, {'held_back': 'nanogpt.sample'})  # the server's until lesson 07's
+# importable from here, as before they moved to nanogpt.guard
+_all_ = ['ACCEPT_BURST', 'BODY_TIMEOUTS', 'BUSY', 'BUSY_BODY', 'LOCAL_HOSTS', 'MAX_INT_DIGITS',
+         'RequestError', 'authorize', 'check_host', 'connection_cap', 'guarded_protocol', 'host_of',
+         'listen', 'parse_json', 'quiet_descriptor_shortage', 'served_hosts']
 
 # %% auto #0
-__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'CHAT_FIELDS', 'SERVE_EXTRA', 'MAX_INT_DIGITS', 'LOCAL_HOSTS',
-           'PLAYGROUND', 'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'BODY_TIMEOUTS', 'check_cache_memory', 'Completion',
-           'Scheduler', 'RequestError', 'sampling_settings', 'parse_completion', 'parse_chat', 'parse_json', 'host_of',
-           'served_hosts', 'check_host', 'authorize', 'make_app', 'playground_page', 'listen', 'connection_cap',
-           'guarded_protocol', 'quiet_descriptor_shortage', 'serve']
+__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'CHAT_FIELDS', 'SERVE_EXTRA', 'PLAYGROUND', 'check_cache_memory',
+           'Completion', 'Scheduler', 'sampling_settings', 'parse_completion', 'parse_chat', 'make_app',
+           'playground_page', 'serve', 'ACCEPT_BURST', 'BODY_TIMEOUTS', 'BUSY', 'BUSY_BODY', 'LOCAL_HOSTS',
+           'MAX_INT_DIGITS', 'RequestError', 'authorize', 'check_host', 'connection_cap', 'guarded_protocol', 'host_of',
+           'listen', 'parse_json', 'quiet_descriptor_shortage', 'served_hosts']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
 def check_cache_memory(model,  # a GPT
@@ -182,21 +202,6 @@ def _advance(self: Scheduler, row: Row,
         self._end(row)
 
 # %% ../nbs/12_serving.ipynb #a5ee3cce
-class RequestError(NanoGPTError):
-    "A request the server refuses: an OpenAI-style error with the field at fault and an HTTP status"
-    def __init__(self, message: str,  # what went wrong and what to do
-                 param: str | None = None,  # the field at fault
-                 status: int = 400,  # the HTTP status
-                 kind: str = 'invalid_request_error',  # OpenAI's error type
-                ):
-        super().__init__(message)
-        self.param, self.status, self.kind = param, status, kind
-
-    def body(self) -> dict:
-        return {'error': {'message': str(self), 'type': self.kind, 'param': self.param,
-                          'code': None}}
-
-
 NEUTRAL = {  # OpenAI's fields we accept at these values (...: any value)
     'n': (1,), 'best_of': (1,), 'echo': (False,), 'logprobs': (None,), 'frequency_penalty': (0,),
     'presence_penalty': (0,), 'suffix': (None, ''), 'logit_bias': (None, {}),
@@ -216,7 +221,7 @@ def sampling_settings(body: dict) -> dict:
                     stops=[] if stop is None else sampling.check_stops(stop, 'stop'))  # 0: refused
     except sampling.SamplingError as e: raise RequestError(str(e), e.param) from None
 
-# %% ../nbs/12_serving.ipynb #1dd229da
+# %% ../nbs/12_serving.ipynb #eed3c963
 MAX_PROMPT_CHARS = 100_000  # the longest prompt served, in characters: far past any context here
 
 
@@ -254,6 +259,20 @@ def _prompt_ids(body: dict,  # the request
     return ids
 
 
+def _settings(body: dict,  # the request
+              max_tokens_limit: int,  # the most tokens one request may ask for
+             ) -> tuple[dict, list]:
+    "The request's `sampling_settings` and `stream`, max_tokens lowered to the limit (warnings)"
+    if not isinstance(body.get('stream', False), bool):
+        raise RequestError('stream must be true or false.', 'stream')
+    settings, warnings = dict(sampling_settings(body), stream=body.get('stream', False)), []
+    if settings['max_tokens'] > max_tokens_limit:
+        warnings.append(f"max_tokens lowered from {settings['max_tokens']} to {max_tokens_limit}, "
+                        "this server's limit.")
+        settings['max_tokens'] = max_tokens_limit
+    return settings, warnings
+
+# %% ../nbs/12_serving.ipynb #1dd229da
 def parse_completion(body,  # the decoded JSON body
                      tokenizer,  # the model's tokenizer
                      block_size: int,  # the model's context
@@ -271,20 +290,6 @@ def parse_completion(body,  # the decoded JSON body
                         'tokens (its context).')
         ids = ids[-block_size:]
     return dict(settings, ids=ids, prompt_tokens=len(ids)), warnings
-
-
-def _settings(body: dict,  # the request
-              max_tokens_limit: int,  # the most tokens one request may ask for
-             ) -> tuple[dict, list]:
-    "The request's `sampling_settings` and `stream`, max_tokens lowered to the limit (warnings)"
-    if not isinstance(body.get('stream', False), bool):
-        raise RequestError('stream must be true or false.', 'stream')
-    settings, warnings = dict(sampling_settings(body), stream=body.get('stream', False)), []
-    if settings['max_tokens'] > max_tokens_limit:
-        warnings.append(f"max_tokens lowered from {settings['max_tokens']} to {max_tokens_limit}, "
-                        "this server's limit.")
-        settings['max_tokens'] = max_tokens_limit
-    return settings, warnings
 
 # %% ../nbs/12_serving.ipynb #50ef133a
 CHAT_FIELDS = {'model', 'messages', 'max_tokens', 'max_completion_tokens', 'stop', 'seed',
@@ -337,57 +342,6 @@ def parse_chat(body,  # the decoded JSON body
 # %% ../nbs/12_serving.ipynb #a6895d68
 # `require`'s extra and purpose for fastapi and uvicorn
 SERVE_EXTRA = ('serve', 'Serving and `nanogpt serve`')
-
-
-# the longest integer a body may hold: a seed needs 20 digits, and int() of a long literal is slow
-MAX_INT_DIGITS = 40
-
-
-def _no_constant(name: str): raise ValueError(f'{name} is not a number JSON allows')
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f'the number {text[:20]} is too large for a float')
-    return value
-
-
-def _short_int(text: str) -> int:
-    if len(text.lstrip('-')) > MAX_INT_DIGITS:
-        raise ValueError(f'an integer of {len(text)} digits is longer than any setting needs')
-    return int(text)
-
-
-def parse_json(raw: bytes):
-    "A request body as JSON, or a 400: invalid JSON, NaN or Infinity, a number too large, too deep"
-    try:
-        return json.loads(raw, parse_constant=_no_constant, parse_float=_finite_float,
-                          parse_int=_short_int)
-    except RecursionError:
-        raise RequestError('The body is not valid JSON: it is nested too deeply.') from None
-    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError and the refusals above
-        raise RequestError(f'The body is not valid JSON: {e}.') from None
-
-
-async def _read_body(request,  # the starlette Request
-                     limit: int):  # the most bytes accepted
-    "The request body as JSON, refusing bodies over `limit` bytes before reading them whole"
-    from starlette.requests import ClientDisconnect
-    if int(request.headers.get('content-length') or 0) > limit:
-        raise RequestError(f'The body is {request.headers["content-length"]} bytes; '
-                           f'this server accepts at most {limit}.')
-    chunks, size = [], 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise RequestError(f'The body is over {limit} bytes, the most this server accepts.')
-            chunks.append(chunk)
-    # nobody to answer
-    except ClientDisconnect:
-        raise RequestError('The client left before sending its whole body.') from None
-    return parse_json(b''.join(chunks))
 
 
 def _chunk(cid: str, model_name: str, text: str, finish_reason=None, **extra) -> dict:
@@ -476,7 +430,7 @@ async def _complete(request, engine: Scheduler, model_name: str, max_tokens_limi
                     max_body: int, max_prompt: int, chat: bool = False):
     "POST /v1/completions, or with `chat` POST /v1/chat/completions"
     from fastapi.responses import JSONResponse, StreamingResponse
-    body = await _read_body(request, max_body)
+    body = await read_body(request, max_body)
     if isinstance(body, dict) and body.get('model') not in (None, model_name):
         raise RequestError(f"The model {sampling.brief_repr(body['model'])} does not exist; "
                            f"this server has {model_name!r}.", 'model', 404, 'not_found_error')
@@ -501,54 +455,7 @@ async def _complete(request, engine: Scheduler, model_name: str, max_tokens_limi
                           _chat_chunk if chat else None)
     return JSONResponse(answer)  # after 'gone': sent nowhere
 
-# %% ../nbs/12_serving.ipynb #d28a0c9f
-# this machine's own names, which no page elsewhere can claim
-LOCAL_HOSTS = ('localhost', '127.0.0.1', '::1')
-
-
-def host_of(url: str) -> str | None:
-    """The host name of `url` ('//127.0.0.1:8000', 'http://localhost:8000'), lower case,
-    without port or brackets; None if none"""
-    try: return urlsplit(url).hostname
-    except ValueError: return None  # a malformed header, such as an unclosed '[' of an IPv6 address
-
-
-def served_hosts(host: str,  # the address the server binds
-                 api_key: str | None,  # its key, if any
-                 allow_hosts=(),  # more names to answer to; '*': any
-                ) -> set | None:
-    """The host names a request's Host and Origin may carry; None (any) with a key, when bound
-    to every address, or with '*'"""
-    if api_key is not None or host in ('0.0.0.0', '::') or '*' in allow_hosts: return None
-    return {*LOCAL_HOSTS, host.lower(), *(name.lower() for name in allow_hosts)}
-
 # %% ../nbs/12_serving.ipynb #e46a0102
-def check_host(request,  # the starlette Request
-               hosts: set | None,  # the names Host and Origin may carry (None: any)
-              ):
-    "Refuse a Host or Origin naming another host: a page elsewhere must not drive a key-less server"
-    if hosts is None: return
-    for header, prefix in (('host', '//'), ('origin', '')):
-        value = request.headers.get(header)
-        if value is not None and host_of(prefix + value) not in hosts:
-            raise RequestError(f'{header.title()} {sampling.brief_repr(value)} is not a name this '
-                               'server answers to: open it as http://127.0.0.1:PORT/, or give the '
-                               'server an --api_key or --allow_host that name.', header, 403,
-                               'permission_error')
-
-
-def authorize(request,  # the starlette Request
-              api_key: str | None,  # the server's key (None: no key needed)
-             ):
-    "Refuse a request without the server's key"
-    if api_key is None: return
-    # the bytes the client sent (starlette decodes latin-1)
-    sent = request.headers.get('authorization', '').encode('latin-1')
-    if not hmac.compare_digest(sent, f'Bearer {api_key}'.encode('utf-8')):
-        raise RequestError('Missing or wrong API key: send the header `Authorization: Bearer KEY`.',
-                           status=401, kind='authentication_error')
-
-
 def _lifespan(engine: Scheduler):
     "The application's lifespan: the engine's thread runs while the application does"
     from contextlib import asynccontextmanager
@@ -585,7 +492,7 @@ def make_app(model,  # a GPT in eval mode
     responses = require('fastapi.responses', *SERVE_EXTRA)
     engine = Scheduler(model, tokenizer, slots)
     app = fastapi.FastAPI(title='nanogpt', lifespan=_lifespan(engine),
-                          docs_url=None, redoc_url=None, openapi_url=None)  # see above
+                          docs_url=None, redoc_url=None, openapi_url=None)  # the API is OpenAI's
     app.state.engine = engine
     @app.exception_handler(RequestError)
     async def request_error(request, e):
@@ -715,7 +622,7 @@ $('reset').onclick = () => { history.length = 0; $('messages').textContent = '';
 </script></body></html>
 '''
 
-
+# %% ../nbs/12_serving.ipynb #d1f28e9d
 def playground_page(model_name: str) -> str:
     """The playground naming `model_name`: escaped as HTML in the page, and as a JSON string
     that cannot end its script block"""
@@ -725,150 +632,7 @@ def playground_page(model_name: str) -> str:
     # in one pass: a name is never re-read
     return re.sub(r'\{\{(MODEL|MODEL_JSON)\}\}', lambda m: values[m[1]], PLAYGROUND)
 
-# %% ../nbs/12_serving.ipynb #987cad4e
-def listen(host: str,  # the address to bind
-           port: int,  # the port
-          ) -> socket.socket:
-    "A socket bound to host:port and listening, or a ConfigError saying why not"
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    except socket.gaierror as e:
-        raise ConfigError(f'--host {host}: no such address ({e.strerror}); pass an IP address '
-                          'such as 127.0.0.1, or a name that resolves.') from None
-    except UnicodeError:  # not a name the DNS can spell (a byte that is not a letter, too long)
-        raise ConfigError(f'--host {host!r} is not a host name: pass an IP address such as '
-                          '127.0.0.1, or a name that resolves.') from None
-    sock = socket.socket(family, kind, proto)
-    try:
-        # as uvicorn does: a port left in TIME_WAIT is free
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(2048)
-    except OSError as e:
-        sock.close()
-        advice = 'pass another --host or --port'
-        if e.errno == errno.EADDRINUSE:
-            advice = 'another program listens there: pass another --port, or stop that program'
-        raise ConfigError(f'cannot listen on {host}:{port}: {e.strerror}; {advice}.') from None
-    return sock
-
-# %% ../nbs/12_serving.ipynb #3669688f
-ACCEPT_BURST = 128  # connections accepted in one go (uvicorn's backlog): descriptors until refused
-
-
-def connection_cap(max_connections: int,  # the cap asked for
-                   reserve: int = 64 + ACCEPT_BURST,  # descriptors kept for files and a burst
-                  ) -> int:
-    "`max_connections`, lowered to what the process's limit on open files leaves beside those open"
-    try:
-        import resource
-        limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    except (ImportError, OSError): return max_connections  # no such limit here (Windows)
-    fds = Path('/proc/self/fd')
-    in_use = len(list(fds.iterdir())) if fds.is_dir() else reserve
-    if limit == resource.RLIM_INFINITY: return max_connections
-    return max(1, min(max_connections, limit - in_use - reserve))
-
-
-BUSY_BODY = json.dumps(RequestError('Too many connections: try again soon.', status=503,
-                                    kind='server_error').body()).encode()
-BUSY = (b'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n'  # to one too many
-        b'connection: close\r\ncontent-length: %d\r\n\r\n%s' % (len(BUSY_BODY), BUSY_BODY))
-
-
-# %% ../nbs/12_serving.ipynb #5e0c9d2a
-BODY_TIMEOUTS = 3  # a request body must arrive within this many header timeouts (30 s by default)
-
-
-class _Guard:
-    "What `guarded_protocol` adds to uvicorn's `H11Protocol`: the cap on connections and deadlines"
-    deadline, body_started = None, None
-    max_connections, header_timeout, h11 = 1000, 10.0, None  # set by `guarded_protocol`
-
-    def connection_made(self, transport):
-        super().connection_made(transport)
-        if len(self.connections) > self.max_connections:
-            transport.write(BUSY)
-            transport.close()
-        else: self._arm(self.header_timeout)
-
-    def _arm(self, seconds: float):
-        "Close the connection in `seconds` unless the request is in by then"
-        if self.deadline is not None: self.deadline.cancel()
-        self.deadline = self.loop.call_later(seconds, self._expire)
-
-    def _expire(self):
-        reading = self.conn.their_state in (self.h11.IDLE, self.h11.SEND_BODY)
-        if reading and not self.transport.is_closing(): self.transport.close()
-
-    def data_received(self, data):
-        super().data_received(data)
-        state = self.conn.their_state
-        if state is self.h11.SEND_BODY:  # a body arriving: each piece in time, and the whole of it
-            if self.body_started is None: self.body_started = self.loop.time()
-            left = self.body_started + BODY_TIMEOUTS * self.header_timeout - self.loop.time()
-            self._arm(max(0.0, min(self.header_timeout, left)))
-        elif state is not self.h11.IDLE and self.deadline is not None:  # the whole request is in
-            self.deadline.cancel()
-            self.deadline, self.body_started = None, None
-
-    def on_response_complete(self):
-        super().on_response_complete()
-        self.body_started = None
-        if not self.transport.is_closing(): self._arm(self.header_timeout)  # the next header
-
-    def connection_lost(self, exc):
-        if self.deadline is not None: self.deadline.cancel()
-        super().connection_lost(exc)
-
-
-def guarded_protocol(max_connections: int,  # the most connections open at once; one more gets a 503
-                     header_timeout: float):  # seconds a connection has for a whole header
-    """uvicorn's HTTP/1.1 protocol with a cap on open connections and deadlines for each request:
-    its header within `header_timeout`, then its body with no pause longer than that and all of
-    it within BODY_TIMEOUTS times that"""
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-    return type('Guarded', (_Guard, H11Protocol),
-                dict(max_connections=max_connections, header_timeout=header_timeout, h11=h11))
-
-# %% ../nbs/12_serving.ipynb #e46a0103
-def quiet_descriptor_shortage(loop):  # the server's event loop
-    "Make `loop` write a shortage of file descriptors as one line a minute, not a traceback a try"
-    previous, last = loop.get_exception_handler(), [-math.inf]
-    def handle(loop, context):
-        error = context.get('exception')
-        if not (isinstance(error, OSError) and error.errno in (errno.EMFILE, errno.ENFILE)):
-            return previous(loop, context) if previous else loop.default_exception_handler(context)
-        if time.monotonic() - last[0] >= 60:
-            last[0] = time.monotonic()
-            print(f'warning: out of file descriptors ({error.strerror}): new connections wait; '
-                  'raise the limit (ulimit -n), or lower max_connections.', file=sys.stderr,
-                  flush=True)
-    loop.set_exception_handler(handle)
-
-# %% ../nbs/12_serving.ipynb #e46a0104
-def _server_class(uvicorn):
-    "uvicorn's Server, stopping as `serve` says: SIGTERM exits 0 once drained, a second Ctrl-C 130"
-    import signal as signals
-    class Server(uvicorn.Server):
-        def handle_exit(self, sig, frame):
-            super().handle_exit(sig, frame)
-            # a requested stop: exit 0 once drained
-            if sig == signals.SIGTERM: self._captured_signals.remove(sig)
-            if self.force_exit: self._captured_signals.clear()  # a second Ctrl-C: serve returns 130
-        async def shutdown(self, sockets=None):
-            await super().shutdown(sockets)
-            if not self.force_exit: return
-            for connection in list(self.server_state.connections):  # cut the streams
-                connection.transport.close()
-            for _ in range(40):  # their handlers see the client gone and end before the loop closes
-                if not self.server_state.tasks: break
-                await asyncio.sleep(0.05)
-            await self.lifespan.shutdown()  # which uvicorn skips on a forced exit: the engine stops
-    return Server
-
-
+# %% ../nbs/12_serving.ipynb #61c31a35
 def _banner(name: str, model, host: str, port: int, api_key: str | None, slots: int,
             row_by_row: bool, cap: int):
     "What `serve` prints once it listens: the model, the limits, the address and a curl to try"
@@ -885,7 +649,7 @@ def _banner(name: str, model, host: str, port: int, api_key: str | None, slots: 
           f'  playground: {url}/\n  try: curl {url}/v1/completions{auth} '
           f"-H 'Content-Type: application/json' -d '{body}'", flush=True)
 
-# %% ../nbs/12_serving.ipynb #3a7af803
+
 def _check_serving(port: int,  # the port to listen on
                    api_key: str | None,  # the key, if any
                    header_timeout: float,  # seconds for a request's header
@@ -901,7 +665,7 @@ def _check_serving(port: int,  # the port to listen on
     if api_key is not None and not api_key.strip():
         raise ConfigError('--api_key is empty: pass a key, or leave it out.')
 
-
+# %% ../nbs/12_serving.ipynb #3a7af803
 def serve(source,  # as `load_model`'s: a run's out_dir, a GPT-2 name, or a Hugging Face folder
           host: str = '127.0.0.1',  # the address to bind; 0.0.0.0 opens the server to the network
           port: int = 8000,  # the port to listen on
@@ -934,7 +698,7 @@ def serve(source,  # as `load_model`'s: a run's out_dir, a GPT-2 name, or a Hugg
     config = uvicorn.Config(app, host=host, port=port, log_level='warning', backlog=ACCEPT_BURST,
                             timeout_graceful_shutdown=60, timeout_keep_alive=5,
                             http=guarded_protocol(cap, header_timeout))
-    server = _server_class(uvicorn)(config)
+    server = graceful_server(uvicorn)(config)
     _banner(name, model, host, port, api_key, slots, app.state.engine.row_by_row, cap)
     try: server.run(sockets=[sock])
     finally: app.state.engine.stop()  # however it ended
