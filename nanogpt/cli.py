@@ -16,11 +16,10 @@ import time
 from dataclasses import fields
 from pathlib import Path
 
-from . import config
+from . import STARTED, config
 from .config import config_help
 from .errors import ConfigError, NanoGPTError, os_error_message
 from .files import moved
-from .runtime import process_started
 from .sample import Sampling
 
 _MOVED = ('TYPE_NAMES', 'DEFAULT_BUDGET', 'field_types', 'check_value', 'parse_value',
@@ -618,10 +617,9 @@ def _run_command(args) -> int:
 def main(argv: list[str] | None = None,  # the arguments (default: `sys.argv[1:]`)
         ) -> int:
     "Run the `nanogpt` command line; returns the exit status"
-    # a time budget counts from here, or, run as the `nanogpt` command, from the process's start
-    started = time.monotonic()
-    # Python's start and the imports count too (the machine notebook)
-    if argv is None: started = process_started()
+    # a time budget counts from here, or, run as the `nanogpt` command, from the package's first
+    # line: the imports count, a shell's work before an `exec` does not (the front door notebook)
+    started = STARTED if argv is None else time.monotonic()
     argv = sys.argv[1:] if argv is None else list(argv)
     # everything after `train` is its settings, --help included
     if argv[:1] in (['train'], ['harness']): argv = [argv[0], '--', *argv[1:]]
