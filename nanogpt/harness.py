@@ -13,9 +13,9 @@ import torch
 from fastcore.basics import patch
 
 from .chat import chat_template as template_of  # `chat_template` is a method's name below
-from .chat import check_conversation, hf_chat_template
+from .chat import check_conversation, hf_chat_template, render_prompt
 from .checkpoint import load_model
-from .errors import ConfigError
+from .errors import ConfigError, DataError
 from .evaluate import score_tokens
 from .files import moved, require
 from .runtime import resolve_device
@@ -53,11 +53,11 @@ class HarnessScorer:
                               f'tokenizer {tok.vocab_size:,}: load the one it was trained with.')
         self.model, self.tok, self.batch_size = model.eval(), tok, batch_size
         self._device = next(model.parameters()).device
-        self.spelt = False  # prompts spell the chat template's tokens (`apply_chat_template`)
+        self.rendered = {}  # each prompt `apply_chat_template` spelled -> its ids, rendered safely
 
     def encoder(self):
-        "The tokenizer that reads prompts: after `apply_chat_template`, one that reads its tokens"
-        return SpeltTokens(self.tok) if self.spelt else self.tok
+        "The tokenizer that reads prompts: after `apply_chat_template`, one that knows its prompts"
+        return SpeltTokens(self.tok, self.rendered) if self.rendered else self.tok
 
 # %% ../nbs/engine/16_harness.ipynb #a54afb43
 @patch
@@ -120,9 +120,17 @@ def generate_until(self: HarnessScorer, requests: list,  # `args`: (prompt, sett
 
 # %% ../nbs/engine/16_harness.ipynb #e8df92a5
 class SpeltTokens:
-    "A chat tokenizer whose `encode` reads its special tokens' spellings as the tokens"
-    def __init__(self, tok): self.tok = tok  # a tokenizer with special tokens
-    def encode(self, text: str) -> list[int]: return self.tok.encode_special(text)
+    """A chat tokenizer that reads a prompt `apply_chat_template` spelled as the ids it rendered
+    (and any text after it as text); every other spelling of a special token stays text"""
+    def __init__(self, tok,  # a tokenizer with special tokens
+                 rendered: dict):  # each spelled prompt -> its ids
+        self.tok, self.rendered = tok, rendered
+
+    def encode(self, text: str) -> list[int]:
+        if text in self.rendered: return list(self.rendered[text])
+        start = max((p for p in self.rendered if text.startswith(p)), key=len, default='')
+        return list(self.rendered.get(start, [])) + self.tok.encode(text[len(start):])
+
     def __getattr__(self, name): return getattr(self.tok, name)
 
 
@@ -130,13 +138,19 @@ class SpeltTokens:
 def apply_chat_template(self: HarnessScorer, chat_history: list,  # [{'role', 'content'}, ...]
                         add_generation_prompt: bool = True,  # end with the assistant's role token
                        ) -> str:
-    "The conversation as lesson 15's template spells it; from now on prompts are read that way"
+    """The conversation as lesson 15's template spells it, for the harness's text; its ids come
+    from `render_prompt`, so a message's own text never becomes a special token"""
     check_conversation(chat_history, reply=False)
     chat = template_of(self.tok)
     text = ''.join(chat['roles'][m['role']] + m['content'] + chat['end'] for m in chat_history)
-    self.spelt = True
-    if add_generation_prompt: return text + chat['roles']['assistant']
-    return text[:-len(chat['end'])]  # the last message is continued
+    ids = render_prompt(self.tok, chat_history)  # the messages, each ended, then <|assistant|>
+    if add_generation_prompt: text += chat['roles']['assistant']
+    else: text, ids = text[:-len(chat['end'])], ids[:-2]  # the last message is continued
+    if self.rendered.setdefault(text, ids) != ids:
+        raise DataError('Two conversations spell the same prompt: one holds the chat template\'s '
+                        f'tokens in its text ({text[:60]!r}...). lm-evaluation-harness passes '
+                        'prompts as text, so they cannot be told apart: remove the spellings.')
+    return text
 
 
 @patch(as_prop=True)
