@@ -765,7 +765,8 @@ def is_chat_file(source,  # what prepare was given
         return _is_conversation(next(iter(hf_dataset_rows(str(source))), None), text_field)
     path = Path(str(source))
     if path.suffix not in ('.json', '.jsonl') or not path.is_file(): return False
-    with open(path, 'rb') as f: head = f.read(1 << 20).decode('utf-8', 'ignore').lstrip()
+    # a byte-order mark, as some editors write, is not part of the JSON
+    with open(path, 'rb') as f: head = f.read(1 << 20).decode('utf-8-sig', 'ignore').lstrip()
     if head.startswith('['): head = head[1:].lstrip()  # a JSON list: its first element
     try: return _is_conversation(json.JSONDecoder().raw_decode(head)[0], text_field)
     except ValueError: return False

@@ -578,7 +578,7 @@ def read_hellaswag(path,  # a JSON Lines file of HellaSwag records
     "The file's records as multiple-choice items, in order"
     path = Path(path)
     if not path.exists(): raise MissingError(f'No {path}: download {HELLASWAG_URL} to it.')
-    lines = path.read_text(encoding='utf-8').splitlines()
+    lines = path.read_text(encoding='utf-8-sig').split('\n')  # U+2028 may sit in a text
     items = [hellaswag_item(line, f'{path.name} line {n}')
              for n, line in enumerate(lines, 1) if line.strip()]
     if not items: raise DataError(f'{path} holds no records: one JSON object per line.')
