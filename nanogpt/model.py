@@ -20,8 +20,8 @@ from .modern import Attention, ReLU2, RMSNorm, rotary_tables, softcap
 from .runtime import eager_only
 
 # %% auto #0
-__all__ = ['MODERN_SWITCHES', 'LAYER_NORM_EPS', 'GPTConfig', 'layout_changes', 'MLP', 'LayerNorm', 'make_norm', 'Block', 'GPT',
-           'weighted_cross_entropy']
+__all__ = ['MODERN_SWITCHES', 'LAYER_NORM_EPS', 'PRETRAINED', 'GPTConfig', 'layout_changes', 'MLP', 'LayerNorm', 'make_norm',
+           'Block', 'GPT', 'weighted_cross_entropy', 'configure_optimizer']
 
 # %% ../nbs/05_gpt.ipynb #5272b776
 @dataclass
@@ -368,6 +368,13 @@ def num_params(self: GPT,
     return n
 
 @patch
+def get_num_params(self: GPT,
+                   non_embedding: bool = True,  # as `num_params`
+                  ) -> int:
+    "nanoGPT's name for `num_params`"
+    return self.num_params(non_embedding)
+
+@patch
 def flops_per_token(self: GPT) -> int:
     """Estimated FLOPs of a forward and backward pass per token at full context: 6N + 12 L T C
     (PaLM appendix B, as nanoGPT)"""
@@ -378,7 +385,7 @@ def flops_per_token(self: GPT) -> int:
 def estimate_mfu(self: GPT,
                  fwdbwd_per_iter: int,  # sequences of block_size tokens per optimizer step
                  dt: float,  # seconds per optimizer step
-                 peak_flops: float,  # the device's peak FLOP/s (A100 bfloat16: 312e12)
+                 peak_flops: float = 312e12,  # the device's peak FLOP/s: nanoGPT's A100 in bfloat16
                 ) -> float:
     "Model FLOPs utilisation: achieved FLOP/s as a fraction of `peak_flops`"
     achieved = self.flops_per_token() * self.config.block_size * fwdbwd_per_iter / dt
@@ -399,30 +406,81 @@ def crop_block_size(self: GPT, block_size: int):  # the new, smaller context
     return self
 
 # %% ../nbs/05_gpt.ipynb #cdebe9ca
-def _moved(method: str,  # nanoGPT's name for it
-           call: str,  # the call to make instead
-           home: str,  # where that function lives
-          ) -> ConfigError:
-    "The error a method of nanoGPT's `GPT` raises here, where it is a function of a later lesson"
-    return ConfigError(f'GPT.{method} moved: call {call} ({home}).')
+def configure_optimizer(model: nn.Module,  # the model to train (a GPT, adapters and all)
+                        weight_decay: float,  # decay for matrices and embeddings
+                        learning_rate: float,  # the peak rate (the schedule sets it each step)
+                        betas: tuple,  # (beta1, beta2)
+                        device: str,  # where the model lives
+                       ) -> torch.optim.AdamW:
+    """AdamW with weight decay on parameters of 2 or more dimensions only,
+    fused where PyTorch has the kernel (CUDA, CPU)"""
+    params = [p for p in model.parameters() if p.requires_grad]  # each shared (tied) tensor once
+    decay = [p for p in params if p.dim() >= 2]  # matrices and embeddings
+    no_decay = [p for p in params if p.dim() < 2]  # biases and LayerNorm gains
+    groups = [{'params': decay, 'weight_decay': weight_decay},
+              {'params': no_decay, 'weight_decay': 0.0}]
+    if device.split(':')[0] in ('cuda', 'cpu'):
+        try: return torch.optim.AdamW(groups, lr=learning_rate, betas=betas, fused=True)
+        except RuntimeError: pass  # a PyTorch without the fused kernel for this device
+    return torch.optim.AdamW(groups, lr=learning_rate, betas=betas)
+
+
+@patch
+def configure_optimizers(self: GPT,
+                         weight_decay: float,  # decay for matrices and embeddings
+                         learning_rate: float,  # the peak rate
+                         betas: tuple,  # (beta1, beta2)
+                         device_type: str,  # 'cpu', 'cuda', ...
+                        ) -> torch.optim.AdamW:
+    "nanoGPT's: `configure_optimizer` for this model"
+    return configure_optimizer(self, weight_decay, learning_rate, betas, device_type)
+
+
+PRETRAINED = {}  # 'from_pretrained', 'save_pretrained': lesson 08's functions, set when imported
+
+
+def _pretrained(name: str):  # 'from_pretrained' or 'save_pretrained'
+    "Lesson 08's function `name`, which `nanogpt.pretrained` puts here on import"
+    if name not in PRETRAINED:
+        raise ConfigError(f'GPT.{name} needs nanogpt.pretrained: import nanogpt.pretrained first.')
+    return PRETRAINED[name]
 
 
 @patch(cls_method=True)
-def from_pretrained(cls: GPT, *args, **kwargs):
-    "nanoGPT's loader of GPT-2's weights; here the function `nanogpt.from_pretrained` (lesson 08)"
-    raise _moved('from_pretrained', "nanogpt.from_pretrained('gpt2')",
-                 'nanogpt.pretrained.from_pretrained')
+def from_pretrained(cls: GPT,
+                    model_type: str,  # 'gpt2' to 'gpt2-xl', or a folder in the Hugging Face layout
+                    override_args: dict | None = None,  # such as {'dropout': 0.1}
+                   ) -> GPT:
+    "nanoGPT's: a GPT with GPT-2's weights (lesson 08's `nanogpt.from_pretrained`)"
+    return _pretrained('from_pretrained')(model_type, **(override_args or {}))
 
 
 @patch
-def save_pretrained(self: GPT, *args, **kwargs):
-    "Saving in the Hugging Face layout; here the function `nanogpt.save_pretrained` (lesson 08)"
-    raise _moved('save_pretrained', 'nanogpt.save_pretrained(model, path, tokenizer)',
-                 'nanogpt.pretrained.save_pretrained')
+def save_pretrained(self: GPT,
+                    path,  # the folder to write
+                    tokenizer=None,  # its tokenizer (optional)
+                   ):
+    "Hugging Face's: the model in GPT-2's layout (lesson 08's `nanogpt.save_pretrained`)"
+    return _pretrained('save_pretrained')(self, path, tokenizer)
 
-
+# %% ../nbs/05_gpt.ipynb #9163d0bb
 @patch
-def generate(self: GPT, *args, **kwargs):
-    "nanoGPT's sampler; here the function `nanogpt.generate` (lesson 07)"
-    raise _moved('generate', 'nanogpt.generate(model, idx, max_new_tokens)',
-                 'nanogpt.sample.generate')
+@torch.no_grad()
+def generate(self: GPT,
+             idx: torch.Tensor,  # (B, T) prompt ids
+             max_new_tokens: int,  # tokens to add
+             temperature: float = 1.0,  # > 0: below 1 sharper, above 1 flatter
+             top_k: int | None = None,  # sample among the k most likely tokens only
+            ) -> torch.Tensor:
+    "nanoGPT's sampler, naive: (B, T + max_new_tokens), the whole window run for every token"
+    if not temperature > 0:
+        raise ConfigError(f'temperature must be > 0, got {temperature}: for greedy use top_k=1.')
+    for _ in range(max_new_tokens):
+        window = idx[:, -self.config.block_size:]  # (B, at most block_size)
+        logits = self(window)[0][:, -1, :] / temperature  # (B, V)
+        if top_k is not None:
+            kth = torch.topk(logits, min(top_k, logits.size(-1))).values[:, [-1]]  # (B, 1)
+            logits = logits.masked_fill(logits < kth, float('-inf'))
+        next_id = torch.multinomial(F.softmax(logits, dim=-1), num_samples=1)  # (B, 1)
+        idx = torch.cat((idx, next_id), dim=1)
+    return idx

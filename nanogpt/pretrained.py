@@ -17,7 +17,7 @@ from safetensors.torch import load_file, save
 from .chat import hf_chat_template
 from .errors import CheckpointError, ConfigError, MissingError, describe
 from .files import atomic_write_bytes
-from .model import GPT, LAYER_NORM_EPS, GPTConfig, layout_changes
+from .model import GPT, LAYER_NORM_EPS, PRETRAINED, GPTConfig, layout_changes
 
 # %% auto #0
 __all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'TOKENIZER_FILE', 'TOKENIZER_FILES',
@@ -305,6 +305,10 @@ def save_pretrained(model: GPT,  # our model
     atomic_write_bytes(path / 'config.json', config_text.encode())
     if tokenizer is not None: save_tokenizer(path, tokenizer)
     return path
+
+
+# nanoGPT's GPT.from_pretrained and Hugging Face's model.save_pretrained (lesson 05) call these
+PRETRAINED.update(from_pretrained=from_pretrained, save_pretrained=save_pretrained)
 
 # %% ../nbs/08_gpt2.ipynb #d89d6277
 def save_tokenizer(path: Path,  # the folder of a saved model (or of a LoRA run's adapters)

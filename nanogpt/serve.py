@@ -196,10 +196,10 @@ def _advance(self: Scheduler, row: Row,
     delta = '' if stop_token else c.text.feed(token)
     if delta: c.emit('text', delta)
     if c.text.stopped or row.done:
+        self._end(row)  # before its client hears the end: /health no longer counts it running
         rest = c.text.finish()
         if rest: c.emit('text', rest)
         c.emit('done', 'stop' if c.text.stopped or stop_token else 'length')
-        self._end(row)
 
 # %% ../nbs/12_serving.ipynb #a5ee3cce
 NEUTRAL = {  # OpenAI's fields we accept at these values (...: any value)

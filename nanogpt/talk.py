@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from fastcore.basics import patch
 
-from .chat import chat_template, check_conversation, render_prompt
+from .chat import _render, chat_template, check_conversation, render_prompt
 from .errors import ConfigError, DataError
 from .model import GPT, GPTConfig
 from .sample import Engine, Sampling, TextStream, check_sampling_value, seeded_generator
@@ -51,9 +51,11 @@ def toy_chat_model(tok,  # a tokenizer with a chat template
     return model.eval()
 
 # %% ../nbs/engine/15_talk.ipynb #fecaaae4
-def _next_turn(turns: list) -> int:
-    "Where the second turn of `turns` starts: its next user message (0: there is none)"
-    return next((i for i in range(1, len(turns)) if turns[i]['role'] == 'user'), 0)
+def _next_turn(messages: list,  # the conversation
+               start: int,  # where its first kept turn begins
+              ) -> int:
+    "Where the turn after the one at `start` begins: its next user message (0: there is none)"
+    return next((i for i in range(start + 1, len(messages)) if messages[i]['role'] == 'user'), 0)
 
 
 def fit_prompt(tok,  # a tokenizer with a chat template
@@ -66,17 +68,19 @@ def fit_prompt(tok,  # a tokenizer with a chat template
     check_conversation(messages, reply=False)
     if not any(m['role'] == 'user' for m in messages):
         raise DataError('The conversation has no user message: add one, with the role user.')
-    head = messages[:1] if messages[0]['role'] == 'system' else []
-    turns = messages[len(head):]
-    ids = render_prompt(tok, head + turns)
-    while len(ids) > block_size - room and _next_turn(turns):
-        turns = turns[_next_turn(turns):]
-        ids = render_prompt(tok, head + turns)
+    kept = 1 if messages[0]['role'] == 'system' else 0  # the system message, and where turns start
+    # each message rendered once, its ids counted: a long conversation costs its length, not more
+    sizes = [len(_render(tok, [m])[0]) for m in messages]
+    size, first = sum(sizes) + 1, kept  # + the <|assistant|> that asks for the reply
+    while size > block_size - room and _next_turn(messages, first):
+        turn_ends = _next_turn(messages, first)
+        size, first = size - sum(sizes[first:turn_ends]), turn_ends
+    ids = render_prompt(tok, messages[:kept] + messages[first:])
     if len(ids) > block_size:
-        with_system = ' with the system message' if head else ''
+        with_system = ' with the system message' if kept else ''
         raise DataError(f'The last message{with_system} is {len(ids):,} tokens in the chat '
                         f'template, and the model sees {block_size:,}: shorten it.')
-    return ids, len(messages) - len(head) - len(turns)
+    return ids, first - kept
 
 # %% ../nbs/engine/15_talk.ipynb #cd6518b3
 class Conversation:

@@ -23,7 +23,7 @@ from nanogpt.chat import (
 )
 
 from .checkpoint import load_model
-from .errors import ConfigError, DataError, MissingError
+from .errors import ConfigError, DataError, MissingError, describe
 from .evaluate import accuracy_table
 from .sample import Engine, Sampling, check_sampling_value
 from .talk import fit_prompt, stop_ids
@@ -355,11 +355,17 @@ def _asked(tokenizer, messages: list, block_size: int, room: int) -> tuple:
     """(the last user message of a conversation that ends in its answer, the prompt that asks it:
     None when it is longer than the context)"""
     check_conversation(messages)
+    last = messages[-1]
+    if last['role'] != 'assistant':
+        raise DataError(f"A conversation to score ends with its answer, the assistant's message; "
+                        f"this one ends with the {last['role']}'s {last['content'][:40]!r}: "
+                        'add the answer, or drop what follows it.')
     users = [i for i, m in enumerate(messages) if m['role'] == 'user']
     if not users: raise DataError('A conversation to answer needs a user message: add one.')
-    question = messages[users[-1]]['content']
-    try: return question, fit_prompt(tokenizer, messages[:users[-1] + 1], block_size, room)[0]
-    except DataError: return question, None  # the only one left: longer than the context
+    asking = messages[:users[-1] + 1]
+    render_prompt(tokenizer, asking)  # a text the tokenizer cannot spell stops here, saying so
+    try: return asking[-1]['content'], fit_prompt(tokenizer, asking, block_size, room)[0]
+    except DataError: return asking[-1]['content'], None  # the only one left: too long
 
 
 def _replies(engine: Engine, slots: int, prompts: list, stops, max_new_tokens: int) -> dict:
@@ -392,7 +398,10 @@ def answer_accuracy(model,  # a GPT whose tokenizer has a chat template
     if not conversations: raise ConfigError('No conversations to answer: pass a file of them.')
     engine = Engine(model, slots=slots)
     room = min(max_new_tokens, engine.block_size // 2)
-    asked = [_asked(tokenizer, m, engine.block_size, room) for m in conversations]
+    asked = []
+    for k, messages in enumerate(conversations, 1):
+        try: asked.append(_asked(tokenizer, messages, engine.block_size, room))
+        except DataError as e: raise DataError(f'Conversation {k}: {e}') from None
     prompts = [(k, ids) for k, (_, ids) in enumerate(asked) if ids is not None]
     was_training = model.training
     model.eval()
@@ -578,7 +587,10 @@ def read_hellaswag(path,  # a JSON Lines file of HellaSwag records
     "The file's records as multiple-choice items, in order"
     path = Path(path)
     if not path.exists(): raise MissingError(f'No {path}: download {HELLASWAG_URL} to it.')
-    lines = path.read_text(encoding='utf-8-sig').split('\n')  # U+2028 may sit in a text
+    try: lines = path.read_text(encoding='utf-8-sig').split('\n')  # U+2028 may sit in a text
+    except UnicodeDecodeError as e:
+        raise DataError(f'{path.name} is not UTF-8 text ({describe(e)}): save it as UTF-8, '
+                        f'or download {HELLASWAG_URL} again.') from None
     items = [hellaswag_item(line, f'{path.name} line {n}')
              for n, line in enumerate(lines, 1) if line.strip()]
     if not items: raise DataError(f'{path} holds no records: one JSON object per line.')

@@ -45,6 +45,7 @@ from .checkpoint import read_run_config, save_checkpoint
 from .data import BatchLoader, load_meta
 from .evaluate import estimate_losses
 from .files import moved, rng_state, set_rng_state
+from .model import configure_optimizer  # lesson 05's, behind GPT.configure_optimizers
 from .modern import muon_adamw
 from .pretrained import clean_state_dict
 from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype
@@ -53,28 +54,9 @@ from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtyp
 __getattr__ = moved(__name__, dict.fromkeys(['Budget', 'RunLock', 'check_fits'], 'nanogpt.runs'))
 
 # %% auto #0
-__all__ = ['PLOT_AXES', 'configure_optimizer', 'build_optimizer', 'get_lr', 'next_token_loss', 'train_step', 'setup',
-           'open_loaders', 'build_run', 'evaluate', 'save', 'log_step', 'evaluate_and_save', 'reached_goal', 'finish',
-           'summary', 'progress_bar', 'train_loop', 'train', 'saved_config', 'plot_log', 'plot_runs']
-
-# %% ../nbs/06_training.ipynb #a33e05a1
-def configure_optimizer(model: nn.Module,  # the model to train
-                        weight_decay: float,  # decay for matrices and embeddings
-                        learning_rate: float,  # the peak rate (the schedule sets it each step)
-                        betas: tuple,  # (beta1, beta2)
-                        device: str,  # where the model lives
-                       ) -> torch.optim.AdamW:
-    """AdamW with weight decay on parameters of 2 or more dimensions only,
-    fused where PyTorch has the kernel (CUDA, CPU)"""
-    params = [p for p in model.parameters() if p.requires_grad]  # each shared (tied) tensor once
-    decay = [p for p in params if p.dim() >= 2]  # matrices and embeddings
-    no_decay = [p for p in params if p.dim() < 2]  # biases and LayerNorm gains
-    groups = [{'params': decay, 'weight_decay': weight_decay},
-              {'params': no_decay, 'weight_decay': 0.0}]
-    if device.split(':')[0] in ('cuda', 'cpu'):
-        try: return torch.optim.AdamW(groups, lr=learning_rate, betas=betas, fused=True)
-        except RuntimeError: pass  # a PyTorch without the fused kernel for this device
-    return torch.optim.AdamW(groups, lr=learning_rate, betas=betas)
+__all__ = ['PLOT_AXES', 'build_optimizer', 'get_lr', 'next_token_loss', 'train_step', 'setup', 'open_loaders', 'build_run',
+           'evaluate', 'save', 'log_step', 'evaluate_and_save', 'reached_goal', 'finish', 'summary', 'progress_bar',
+           'train_loop', 'train', 'saved_config', 'plot_log', 'plot_runs']
 
 # %% ../nbs/06_training.ipynb #1db9b07e
 def build_optimizer(model: nn.Module,  # the model to train, its adapters (if any) added
