@@ -241,7 +241,7 @@ def _check_objective(cfg: TrainConfig):
     "The objective is known, and dpo and rl start from a trained chat run"
     if cfg.objective not in ('lm', 'dpo', 'rl'):
         raise ConfigError(f"objective must be 'lm', 'dpo' or 'rl', got {cfg.objective!r}.")
-    if cfg.objective != 'lm' and cfg.init_from in ('scratch', 'resume'):
+    if cfg.objective != 'lm' and cfg.init_from == 'scratch':
         raise ConfigError(f'--objective={cfg.objective} tunes a model that already chats: pass '
                           '--init_from=RUN_DIR, a run trained on a chat dataset.')
     if not math.isfinite(cfg.dpo_beta) or cfg.dpo_beta <= 0:
@@ -390,14 +390,16 @@ FINE_TUNE = dict(optimizer='adamw', batch_size=12)
 
 
 def resumed_settings(out_dir) -> dict:  # the run to resume
-    """What a resumed run keeps from its own config.json: its optimizer (AdamW before lesson 14),
-    its rates and warmup, its batch"""
+    """What a resumed run keeps from its own config.json: what it trains on and for (its data,
+    objective, budget and steps), its optimizer (AdamW before lesson 14), rates and batch"""
     config = read_run_config(out_dir, 'to resume, name a preset and pass the settings the run '
                              'had as --key=value flags, e.g. `nanogpt train modern '
                              '--init_from=resume`, or fix the file.')
     if config is None: return {}  # nothing to resume: the checkpoint's own error says so
-    # a time budget may have chosen these
-    kept = ('learning_rate', 'min_lr', 'muon_lr', 'warmup_iters', 'batch_size')
+    # a time budget may have chosen the rates and the batch
+    kept = ('dataset', 'data_dir', 'objective', 'dpo_beta', 'rl_samples', 'rl_max_new_tokens',
+            'time_budget', 'max_iters', 'lr_decay_iters', 'learning_rate', 'min_lr', 'muon_lr',
+            'warmup_iters', 'batch_size')
     return {'optimizer': config.get('optimizer', 'adamw'),
             **{k: config[k] for k in kept if k in config}}
 

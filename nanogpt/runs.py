@@ -196,6 +196,11 @@ def check_resume(checkpoint: dict,  # the ckpt.pt to resume
                           f"in {cfg.data_dir} holds other data ({', '.join(differs)} differ): "
                           'resume with the dataset the run was trained on, or start a new run from '
                           f'these weights with --init_from={cfg.out_dir} and another --out_dir.')
+    trained_for = checkpoint['config'].get('objective', 'lm')  # lesson 17's DPO and RL
+    if trained_for != cfg.objective:
+        raise ConfigError(f'{path} was trained with --objective={trained_for}: resume it with '
+                          f'--objective={trained_for}, or start a new run from its weights with '
+                          f'--init_from={cfg.out_dir} and another --out_dir.')
     # runs from before lesson 14: AdamW
     trained_with = checkpoint['config'].get('optimizer', 'adamw')
     if trained_with != cfg.optimizer:
@@ -289,6 +294,11 @@ def start_model(cfg: TrainConfig,  # the run's settings
         model, tokenizer = load_weights(cfg.init_from, 'cpu', **keep)
         tokenizer, new = grow_vocabulary(model, tokenizer, meta)
         keys = {'trained_from': lineage(cfg.init_from)}
+        if new and cfg.objective != 'lm':  # DPO and RL tune a model that chats already
+            raise ConfigError(f'--objective={cfg.objective} tunes a model that already chats, and '
+                              f'{cfg.init_from} has no {", ".join(new)}: fine-tune it on a chat '
+                              f'dataset first (nanogpt train --init_from={cfg.init_from} '
+                              '--dataset=CHAT_DATASET), then start from that run.')
         if new: keys['new_tokens'] = new
         check_fits(asdict(model.config), tokenizer, cfg, meta, cfg.init_from, fine_tune=True)
         if cfg.block_size is not None and cfg.block_size < model.config.block_size:
@@ -444,6 +454,8 @@ class Run:
     budget: Budget | None = None  # the clock of a run with a time budget
     lock: RunLock | None = None  # out_dir's lock, held by the main process while it writes there
     saved_iter: int | None = None  # the iteration out_dir/ckpt.pt holds (None: not written yet)
+    objective: object = None  # lesson 17's DPO or RL objective: every checkpoint keeps its state
+    objective_state: dict | None = None  # that state in the checkpoint a resumed run starts from
 
     @property
     def out_dir(self) -> Path: return Path(self.cfg.out_dir)

@@ -215,7 +215,8 @@ def build_run(cfg: TrainConfig,  # checked settings
     eval_model = runtime.compile_model(model, example, ctx) if cfg.compile else model
     run = Run(cfg, parallel, device, dtype, meta, model, eval_model, parallel.wrap(eval_model),
               optimizer, loaders, ctx, scaler, micro_steps, extra={**keys, **extra},
-              budget=runs.run_budget(cfg, checkpoint, device))
+              budget=runs.run_budget(cfg, checkpoint, device),
+              objective_state=None if checkpoint is None else checkpoint.get('objective'))
     if why: run.say(f'dtype {dtype}: {why}')
     for note in runs.start_notes(cfg, meta, keys, resumed=checkpoint is not None): run.say(note)
     if checkpoint is not None:
@@ -260,7 +261,8 @@ def save(run: Run,  # the run to save
              'rng': ranks[0]['rng'], 'loaders': ranks[0]['loaders'], **run.extra,
              'data': runs.data_record(run.cfg, run.meta),
              **({'ranks': ranks} if len(ranks) > 1 else {}),
-             **({'budget': run.budget.state()} if run.budget else {})}
+             **({'budget': run.budget.state()} if run.budget else {}),
+             **({'objective': run.objective.state_dict()} if run.objective else {})}
     for name in names:
         save_checkpoint(run.out_dir / name, state)
         if name == 'ckpt.pt': run.saved_iter = run.iter_num
@@ -432,7 +434,10 @@ def train(cfg: TrainConfig,  # the run's settings
     try:
         with StopRequest() as stop:  # Ctrl-C or SIGTERM in setup: stopped before the first step
             run = setup(cfg, parallel, prepare_model)
-            return train_loop(run, stop, objective(run) if objective else None)
+            run.objective = objective(run) if objective else None
+            if run.objective and run.objective_state:  # a resumed DPO or RL run: where it was
+                run.objective.load_state_dict(run.objective_state)
+            return train_loop(run, stop, run.objective)
     except NanoGPTError: raise  # already one line (a missing file is also an OSError)
     # a full disk, a folder that became read-only: the user's to fix, in one line
     except OSError as e:
