@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import torch
+from fastcore.basics import patch
 from torch.nn import functional as F
 
 from . import chat
@@ -231,6 +232,28 @@ class DPOObjective:
         return {'dpo_margin': self.margins.mean().item(),
                 'dpo_accuracy': (self.margins > 0).float().mean().item()}
 
+# %% ../nbs/17_align.ipynb #b767a632
+@patch
+def state_dict(self: DPOObjective) -> dict:
+    "What a checkpoint keeps to resume exactly: the draws, the reference's log-probabilities"
+    return {'draws': self.draws.get_state(), 'reference_chosen': self.reference_chosen.cpu(),
+            'reference_rejected': self.reference_rejected.cpu()}
+
+
+@patch
+def load_state_dict(self: DPOObjective,
+                    state: dict,  # from `state_dict`, in a resumed run's checkpoint
+                   ):
+    "Go on where the saved run was: its next pairs, and the reference of the run's start"
+    if len(state['reference_chosen']) != len(self.reference_chosen):
+        raise ConfigError(f"The run was trained on {len(state['reference_chosen'])} pairs and "
+                          f'this dataset gives {len(self.reference_chosen)}: resume it with '
+                          'the dataset it was trained on.')
+    self.draws.set_state(state['draws'])
+    device = self.reference_chosen.device
+    self.reference_chosen = state['reference_chosen'].to(device)
+    self.reference_rejected = state['reference_rejected'].to(device)
+
 # %% ../nbs/17_align.ipynb #54890cff
 def rewards_of(replies: list[str],  # the model's answers
                conversations: list[list[dict]],  # the conversation each answers
@@ -329,3 +352,19 @@ class RLObjective:
     def figures(self) -> dict:
         "The last batch's mean reward, and how many rewards have raised so far, for the run's log"
         return {'rl_reward': self.mean_reward, 'rl_reward_errors': self.reward_errors}
+
+# %% ../nbs/17_align.ipynb #2a9cc05a
+@patch
+def state_dict(self: RLObjective) -> dict:  # noqa: F811 (RLObjective's, not DPO's)
+    "What a checkpoint keeps to resume exactly: the draws, the steps, the rewards that raised"
+    return {'draws': self.draws.get_state(), 'steps': self.steps,
+            'reward_errors': self.reward_errors}
+
+
+@patch
+def load_state_dict(self: RLObjective,  # noqa: F811 (RLObjective's)
+                    state: dict,  # from `state_dict`, in a resumed run's checkpoint
+                   ):
+    "Go on where the saved run was: the same next questions, the same next samples"
+    self.draws.set_state(state['draws'])
+    self.steps, self.reward_errors = state['steps'], state['reward_errors']
