@@ -26,8 +26,8 @@ from .model import GPT, weighted_cross_entropy
 # %% auto #0
 __all__ = ['ROLES', 'CHAT_TOKENS', 'SHAREGPT_ROLES', 'NUMBER_WORDS', 'TASK_KINDS', 'HELD_OUT', 'COUNTED_LENGTHS',
            'SpecialTokenizer', 'chat_tokenizer', 'check_conversation', 'chat_template', 'render_conversation',
-           'render_prompt', 'conversation_html', 'masked_loss', 'add_tokens', 'read_conversations', 'hf_chat_template',
-           'is_held_out', 'shakespeare_tasks', 'task_split', 'answer_of', 'is_correct', 'task_kind']
+           'render_prompt', 'conversation_html', 'masked_loss', 'add_tokens', 'with_text', 'read_conversations',
+           'hf_chat_template', 'is_held_out', 'shakespeare_tasks', 'task_split', 'answer_of', 'is_correct', 'task_kind']
 
 # %% ../nbs/15_chat.ipynb #cb12e36c
 def _check_special(special,  # the spellings, a list of strings
@@ -158,6 +158,11 @@ def check_conversation(messages,  # [{'role': 'system'|'user'|'assistant', 'cont
                             'not a string: give each message its text as a string.')
         if not content.strip():
             raise DataError(f'Message {i} ({role}) is empty: give each message some text.')
+        try: content.encode('utf-8')
+        except UnicodeEncodeError as e:  # JSON can spell half of a UTF-16 pair, \ud800
+            raise DataError(f'Message {i} ({role}) holds {content[e.start]!r}, half of a pair of '
+                            'UTF-16 codes and no character: fix the text where it was '
+                            'written.') from None
         if role == 'system' and i > 1:
             raise DataError(f'Message {i} is a system message: only the first message may be one.')
     if reply and not any(m['role'] == 'assistant' for m in messages):
@@ -303,11 +308,31 @@ def _alpaca(record: dict) -> list[dict]:  # {"instruction", "input" (may be abse
             {'role': 'assistant', 'content': record.get('output')}]
 
 
+def with_text(messages) -> list:  # OpenAI's messages, as a file or a request holds them
+    """The messages with each content as text: a string stays, a list of OpenAI's text parts
+    ({"type": "text", "text": ...}, as the `openai` client may send) is joined"""
+    if not isinstance(messages, list): return messages  # check_conversation says what is wrong
+    return [{**m, 'content': _text_of(m['content'], i)}
+            if isinstance(m, dict) and isinstance(m.get('content'), list) else m
+            for i, m in enumerate(messages, 1)]
+
+
+def _text_of(parts: list,  # a message's content parts
+             i: int,  # the message's number, for the error
+            ) -> str:
+    "The text of a list of content parts; a DataError for any part that is not text"
+    if not all(isinstance(p, dict) and p.get('type') == 'text' and isinstance(p.get('text'), str)
+               for p in parts):
+        raise DataError(f'Message {i} has a content part that is not text: this model reads '
+                        'text, so send parts like {"type": "text", "text": "Hi"} or a string.')
+    return ''.join(p['text'] for p in parts)
+
+
 def _messages(record) -> list[dict]:  # one record of a chat file, of any of the three formats
     "The checked messages of an OpenAI, ShareGPT or Alpaca record"
     if not isinstance(record, dict):
         raise DataError(f'it is a {type(record).__name__}, not an object.')
-    if 'messages' in record: messages = record['messages']
+    if 'messages' in record: messages = with_text(record['messages'])
     elif 'conversations' in record: messages = _sharegpt(record['conversations'])
     elif 'instruction' in record: messages = _alpaca(record)
     else: raise DataError('it has none of "messages" (OpenAI), "conversations" (ShareGPT) '
@@ -325,15 +350,18 @@ def _records(path: Path) -> list[tuple[str, object]]:  # a JSON list or a JSON L
                         'save it as UTF-8.') from None
     if text.lstrip().startswith('['):  # one JSON list
         try: records = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise DataError(f'line {e.lineno} of {path.name}: not valid JSON ({e.msg}).') from None
+        except (json.JSONDecodeError, RecursionError) as e:
+            where = f'line {e.lineno} of ' if isinstance(e, json.JSONDecodeError) else ''
+            raise DataError(f'{where}{path.name}: not JSON a record can be read from '
+                            f'({getattr(e, "msg", "nested too deeply")}).') from None
         return [(f'record {i} of {path.name}', r) for i, r in enumerate(records, 1)]
     found = []
     for n, line in enumerate(text.split('\n'), 1):  # not splitlines: U+2028 is inside a text
         if not line.strip(): continue
         try: found.append((f'line {n} of {path.name}', json.loads(line)))
-        except json.JSONDecodeError as e:
-            raise DataError(f'line {n} of {path.name}: not valid JSON ({e.msg}); each line of a '
+        except (json.JSONDecodeError, RecursionError) as e:  # too deep for Python's stack
+            raise DataError(f'line {n} of {path.name}: not valid JSON '
+                            f'({getattr(e, "msg", "nested too deeply")}); each line of a '
                             'JSON Lines file holds one whole conversation.') from None
     return found
 

@@ -769,7 +769,7 @@ def is_chat_file(source,  # what prepare was given
     with open(path, 'rb') as f: head = f.read(1 << 20).decode('utf-8-sig', 'ignore').lstrip()
     if head.startswith('['): head = head[1:].lstrip()  # a JSON list: its first element
     try: return _is_conversation(json.JSONDecoder().raw_decode(head)[0], text_field)
-    except ValueError: return False
+    except (ValueError, RecursionError): return False  # the reader says what is wrong with it
 
 
 def chat_records(source) -> tuple[list, str]:  # a chat file or a Hugging Face chat dataset

@@ -42,7 +42,7 @@ from nanogpt.guard import (  # the server's guards: the engine room's server not
 )
 
 from . import sample as sampling  # its checks: sampling.check_sampling_value, ...
-from .chat import chat_template, check_conversation
+from .chat import chat_template, check_conversation, with_text
 from .errors import ConfigError, DataError, describe
 from .export import quantize_model
 from .files import moved, require
@@ -303,8 +303,8 @@ def _chat_ids(body: dict,  # the request
               max_prompt: int,  # the most characters the messages may hold
              ) -> tuple[list, int]:
     "The prompt ids of the request's `messages`, fitted to the context; how many were dropped"
-    messages = body.get('messages')
     try:
+        messages = with_text(body.get('messages'))  # OpenAI's text parts, as text
         check_conversation(messages, reply=False)
         if sum(len(m['content']) for m in messages) > max_prompt:
             raise DataError(f'The messages hold more than {max_prompt:,} characters, the most '
@@ -329,7 +329,11 @@ def parse_chat(body,  # the decoded JSON body
                            'answer messages. Send it a prompt at /v1/completions, or serve a '
                            'model fine-tuned on conversations.', 'messages') from None
     _check_fields(body, CHAT_FIELDS)
-    asked = body.get('max_tokens', body.get('max_completion_tokens'))
+    both = body.get('max_tokens'), body.get('max_completion_tokens')
+    if None not in both and both[0] != both[1]:
+        raise RequestError(f'max_tokens ({both[0]!r}) and max_completion_tokens ({both[1]!r}) '
+                           'differ: send one of them.', 'max_tokens')
+    asked = both[1] if both[0] is None else both[0]
     body = dict(body, max_tokens=max_tokens_limit if asked is None else asked)
     settings, warnings = _settings(body, max_tokens_limit)
     ids, dropped = _chat_ids(body, tokenizer, block_size, settings['max_tokens'], max_prompt)
