@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from contextlib import contextmanager
 
 import torch
 from fastcore.basics import patch
@@ -220,6 +221,18 @@ def register():
     if 'nanogpt' not in registry.model_registry: registry.register_model('nanogpt')(NanoGPTLM)
 
 
+@contextmanager
+def _named_tasks():
+    "The harness's errors for tasks it cannot find, as one line that says what to pass"
+    try: yield
+    except (ValueError, KeyError) as e:  # its command line raises the one, its Python the other
+        said = str(e.args[0] if e.args else e)
+        if 'task' not in said.lower(): raise  # not about the tasks: a bug, with its traceback
+        raise ConfigError(f'lm-evaluation-harness: {said.rstrip(".")}. Pass --tasks with names that `lm_eval ls '
+                          'tasks` lists (e.g. --tasks hellaswag), or --include_path with a folder '
+                          'of your own task YAML files.') from None
+
+
 def run_harness(tasks,  # task names: a list, or one string with commas
                 out_dir: str | None = None,  # a run's folder
                 init_from: str | None = None,  # or a GPT-2 name or a Hugging Face folder
@@ -233,18 +246,19 @@ def run_harness(tasks,  # task names: a list, or one string with commas
     evaluator = require('lm_eval.evaluator', *EVAL_EXTRA)
     manager = require('lm_eval.tasks', *EVAL_EXTRA).TaskManager(include_path=include_path)
     given = dict(out_dir=out_dir, init_from=init_from, device=device)
-    return evaluator.simple_evaluate(
-        model='nanogpt', model_args={k: str(v) for k, v in given.items() if v is not None},
-        tasks=tasks.split(',') if isinstance(tasks, str) else list(tasks), task_manager=manager,
-        batch_size=batch_size, **options)
+    with _named_tasks():
+        return evaluator.simple_evaluate(
+            model='nanogpt', model_args={k: str(v) for k, v in given.items() if v is not None},
+            tasks=tasks.split(',') if isinstance(tasks, str) else list(tasks),
+            task_manager=manager, batch_size=batch_size, **options)
 
 
 def lm_eval_main(argv: list | None = None):  # lm_eval's arguments (None: this process's own)
     "lm-evaluation-harness's command line, with `--model nanogpt` among its model types"
     register()
     cli = require('lm_eval.__main__', *EVAL_EXTRA)
-    if argv is None: return cli.cli_evaluate()
     given = sys.argv
-    sys.argv = ['lm_eval', *argv]  # its parser reads sys.argv alone; put back after
-    try: cli.cli_evaluate()
-    finally: sys.argv = given
+    if argv is not None: sys.argv = ['lm_eval', *argv]  # its parser reads sys.argv alone
+    try:
+        with _named_tasks(): cli.cli_evaluate()
+    finally: sys.argv = given  # put back
