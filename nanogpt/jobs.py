@@ -26,7 +26,7 @@ from .align import DPOObjective, RLObjective, read_preferences
 from .chat import read_conversations
 from .checkpoint import find_checkpoint, load_checkpoint, load_model
 from .config import Asked, TrainConfig, TrainOptions, default_preset, resolve_run
-from .corpus import CHAT_DATASETS, prepare_dataset
+from .corpus import CHAT_DATASETS, is_chat_file, prepare_dataset
 from .data import DATASETS, load_meta, load_tokenizer, read_corpus, tiny_shakespeare
 from .distributed import Distributed
 from .errors import ConfigError, DataError, MissingError, NanoGPTError, TrainingError
@@ -397,6 +397,10 @@ def task_suite(spec: str,  # names and files, comma-separated: shakespeare, hell
             raise ConfigError(f'--tasks names {name!r}, which is neither shakespeare, hellaswag '
                               'nor a file: pass those, or a file of HellaSwag records '
                               '(or of held-out conversations, alone).')
+        if len(names) > 1 and Path(name).is_file() and is_chat_file(name):
+            raise ConfigError(f'--tasks names {name}, a file of conversations, beside other tasks: '
+                              f'score it alone (--tasks={name}); its questions are answered, '
+                              'the others chosen among.')
     suite = {}
     for name in names:
         if name == 'shakespeare':
