@@ -228,9 +228,9 @@ def _named_tasks():
     except (ValueError, KeyError) as e:  # its command line raises the one, its Python the other
         said = str(e.args[0] if e.args else e)
         if 'task' not in said.lower(): raise  # not about the tasks: a bug, with its traceback
-        raise ConfigError(f'lm-evaluation-harness: {said.rstrip(".")}. Pass --tasks with names that `lm_eval ls '
-                          'tasks` lists (e.g. --tasks hellaswag), or --include_path with a folder '
-                          'of your own task YAML files.') from None
+        raise ConfigError(f'lm-evaluation-harness: {said.rstrip(".")}. Pass --tasks with names '
+                          'that `lm_eval ls tasks` lists (e.g. --tasks hellaswag), or '
+                          '--include_path with a folder of your own task YAML files.') from None
 
 
 def run_harness(tasks,  # task names: a list, or one string with commas

@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 from tqdm.auto import tqdm
+from tqdm.std import tqdm as text_bar
 
 from .chat import add_tokens
 from .checkpoint import build_model, lineage, load_checkpoint, load_weights
@@ -751,20 +752,27 @@ class Progress:
                  file=None,  # where the bar is drawn (default: stderr)
                 ):
         self.budget = budget
+        bar = tqdm if file is None else text_bar  # a file asked for: text, not a notebook's widget
         if budget is None:
-            self.bar = tqdm(total=cfg.max_iters, initial=iter_num, unit='it', disable=not shown,
+            self.bar = bar(total=cfg.max_iters, initial=iter_num, unit='it', disable=not shown,
                             file=file)
         else:
-            total = round(budget.seconds)
-            self.bar = tqdm(total=total, initial=min(round(budget.used), total), disable=not shown,
-                            file=file, bar_format='{l_bar}{bar}| {n:.0f}/{total} s of the budget '
-                                                  '[{remaining} left{postfix}]')
+            total = round(budget.seconds)  # the time left is the budget's, never tqdm's guess
+            self.bar = bar(total=total, initial=min(budget.used, total), disable=not shown,
+                            file=file, bar_format='{l_bar}{bar}| {n:.0f}/{total} s of the budget'
+                                                  '{postfix}')
+            self.bar.set_postfix_str(self._left(iter_num), refresh=False)
 
 
     def step(self, iter_num: int):  # the iteration the run has reached
         "Move the bar after a step"
         if self.budget is None: return self.bar.update(1)
-        self.bar.set_postfix_str(f'iteration {iter_num:,}', refresh=False)
+        self.bar.set_postfix_str(self._left(iter_num), refresh=False)
         self.bar.update(min(self.budget.used, self.budget.seconds) - self.bar.n)
+
+    def _left(self, iter_num: int) -> str:  # the iteration the run has reached
+        "The bar's note: the iteration, and the budget's seconds left (never below 0)"
+        left = max(0.0, self.budget.seconds - self.budget.used)
+        return f'iteration {iter_num:,}, {left:.0f} s left'
 
     def close(self): self.bar.close()
