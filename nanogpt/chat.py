@@ -338,9 +338,28 @@ def _messages(record) -> list[dict]:  # one record of a chat file, of any of the
     else: raise DataError('it has none of "messages" (OpenAI), "conversations" (ShareGPT) '
                           'and "instruction" (Alpaca).')
     check_conversation(messages)
+    _check_turns(messages)
     return [{'role': m['role'], 'content': m['content']} for m in messages]
 
+# %% ../nbs/15_chat.ipynb #1cdff8dd
+def _check_turns(messages: list[dict]):  # a checked conversation read from data
+    "A DataError unless the turns alternate, the user's first, after any system message"
+    turns = [m['role'] for m in messages if m['role'] != 'system']
+    expected = ['user', 'assistant'] * len(turns)
+    wrong = next((k for k, (role, want) in enumerate(zip(turns, expected)) if role != want), None)
+    if wrong is not None:
+        raise DataError(f"turn {wrong + 1} is the {turns[wrong]}'s where the {expected[wrong]}'s "
+                        'belongs: turns alternate, the user first; join two turns in a row.')
+
 # %% ../nbs/15_chat.ipynb #743dc57b
+def _one_each(pairs: list) -> dict:  # a JSON object's (key, value) pairs, as json reads them
+    "The object; a DataError for a key it gives twice, of which a JSON reader would keep one"
+    counts = Counter(key for key, _ in pairs)
+    twice = [key for key, n in counts.items() if n > 1]
+    if twice: raise DataError(f'an object gives the key {twice[0]!r} twice: keep one.')
+    return dict(pairs)
+
+
 def _records(path: Path) -> list[tuple[str, object]]:  # a JSON list or a JSON Lines file
     "(where, record) for each record in `path`: 'line N of NAME', or 'record N of NAME' in a list"
     if not path.is_file(): raise MissingError(f'No chat data at {path}: check the path.')
@@ -349,7 +368,8 @@ def _records(path: Path) -> list[tuple[str, object]]:  # a JSON list or a JSON L
         raise DataError(f'{path.name} is not UTF-8 text ({describe(e)}): '
                         'save it as UTF-8.') from None
     if text.lstrip().startswith('['):  # one JSON list
-        try: records = json.loads(text)
+        try: records = json.loads(text, object_pairs_hook=_one_each)
+        except DataError as e: raise DataError(f'{path.name}: {e}') from None
         except (json.JSONDecodeError, RecursionError) as e:
             where = f'line {e.lineno} of ' if isinstance(e, json.JSONDecodeError) else ''
             raise DataError(f'{where}{path.name}: not JSON a record can be read from '
@@ -358,11 +378,13 @@ def _records(path: Path) -> list[tuple[str, object]]:  # a JSON list or a JSON L
     found = []
     for n, line in enumerate(text.split('\n'), 1):  # not splitlines: U+2028 is inside a text
         if not line.strip(): continue
-        try: found.append((f'line {n} of {path.name}', json.loads(line)))
+        try: record = json.loads(line, object_pairs_hook=_one_each)
+        except DataError as e: raise DataError(f'line {n} of {path.name}: {e}') from None
         except (json.JSONDecodeError, RecursionError) as e:  # too deep for Python's stack
             raise DataError(f'line {n} of {path.name}: not valid JSON '
                             f'({getattr(e, "msg", "nested too deeply")}); each line of a '
                             'JSON Lines file holds one whole conversation.') from None
+        found.append((f'line {n} of {path.name}', record))
     return found
 
 

@@ -20,9 +20,9 @@ from .errors import ConfigError, NanoGPTError
 from .sample import brief_repr
 
 # %% auto #0
-__all__ = ['MAX_INT_DIGITS', 'LOCAL_HOSTS', 'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'BODY_TIMEOUTS', 'RequestError', 'parse_json',
-           'read_body', 'host_of', 'served_hosts', 'check_host', 'authorize', 'listen', 'connection_cap',
-           'guarded_protocol', 'quiet_descriptor_shortage', 'graceful_server']
+__all__ = ['MAX_INT_DIGITS', 'LOCAL_HOSTS', 'ACCEPT_BURST', 'BUSY_BODY', 'BUSY', 'SLOW_BODY', 'SLOW', 'BODY_TIMEOUTS',
+           'RequestError', 'parse_json', 'read_body', 'host_of', 'served_hosts', 'check_host', 'authorize', 'listen',
+           'connection_cap', 'guarded_protocol', 'quiet_descriptor_shortage', 'graceful_server']
 
 # %% ../nbs/engine/17_server.ipynb #67587e0a
 class RequestError(NanoGPTError):
@@ -186,7 +186,10 @@ BUSY_BODY = json.dumps(RequestError('Too many connections: try again soon.', sta
                                     kind='server_error').body()).encode()
 BUSY = (b'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n'  # to one too many
         b'connection: close\r\ncontent-length: %d\r\n\r\n%s' % (len(BUSY_BODY), BUSY_BODY))
-
+SLOW_BODY = json.dumps(RequestError('The request body did not arrive in time: send it whole, '
+                                    'without long pauses.', status=408).body()).encode()
+SLOW = (b'HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n'  # a stalled body
+        b'connection: close\r\ncontent-length: %d\r\n\r\n%s' % (len(SLOW_BODY), SLOW_BODY))
 
 # %% ../nbs/engine/17_server.ipynb #5e0c9d2a
 BODY_TIMEOUTS = 3  # a request body must arrive within this many header timeouts (30 s by default)
@@ -210,8 +213,11 @@ class _Guard:
         self.deadline = self.loop.call_later(seconds, self._expire)
 
     def _expire(self):
-        reading = self.conn.their_state in (self.h11.IDLE, self.h11.SEND_BODY)
-        if reading and not self.transport.is_closing(): self.transport.close()
+        state, h11 = self.conn.their_state, self.h11
+        if state not in (h11.IDLE, h11.SEND_BODY) or self.transport.is_closing(): return
+        if state is h11.SEND_BODY and self.conn.our_state is h11.SEND_RESPONSE:
+            self.transport.write(SLOW)  # a request that began: its client hears why it ends
+        self.transport.close()
 
     def data_received(self, data):
         super().data_received(data)
