@@ -137,6 +137,7 @@ def setup(cfg: TrainConfig,  # the run's settings
           parallel: SingleProcess,  # one process, or lesson 09's Distributed
           # None, or (model, cfg, checkpoint or None) -> (model to train, extra checkpoint keys)
           prepare_model=None,
+          objective=None,  # None, or run -> lesson 17's DPO or RL objective, built before any file
          ) -> Run:
     "Resolve the settings and lock out_dir, then build all a run needs, or all of it from ckpt.pt"
     cfg = resolve_run(cfg, parallel.world_size)  # a ResolvedConfig is returned as it is
@@ -149,6 +150,9 @@ def setup(cfg: TrainConfig,  # the run's settings
     lock = claim_out_dir(cfg) if parallel.is_main else None
     try:
         run = build_run(cfg, parallel, prepare_model)
+        run.objective = objective(run) if objective else None  # a refusal leaves nothing written
+        if run.objective and run.objective_state:  # a resumed DPO or RL run: where it was
+            run.objective.load_state_dict(run.objective_state)
         if parallel.is_main and not cfg.eval_only: runs.start_files(run)
     except BaseException:
         if lock is not None: lock.abandon()
@@ -433,10 +437,7 @@ def train(cfg: TrainConfig,  # the run's settings
                           "objective= (lesson 17's nanogpt.align), or set objective='lm'.")
     try:
         with StopRequest() as stop:  # Ctrl-C or SIGTERM in setup: stopped before the first step
-            run = setup(cfg, parallel, prepare_model)
-            run.objective = objective(run) if objective else None
-            if run.objective and run.objective_state:  # a resumed DPO or RL run: where it was
-                run.objective.load_state_dict(run.objective_state)
+            run = setup(cfg, parallel, prepare_model, objective)
             return train_loop(run, stop, run.objective)
     except NanoGPTError: raise  # already one line (a missing file is also an OSError)
     # a full disk, a folder that became read-only: the user's to fix, in one line
