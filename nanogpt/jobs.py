@@ -257,8 +257,12 @@ def objective_of(cfg: TrainConfig,  # resolved settings
 
     def build(run):  # the run's model: a frozen copy is DPO's reference, and RL samples from it
         if cfg.objective == 'dpo':
+            started = time.perf_counter()
             objective = DPOObjective(run.model, tokenizer, data, cfg.batch_size, cfg.dpo_beta,
                                      cfg.seed)
+            pairs = len(objective.reference_chosen)
+            say(f'dpo: the reference log-probabilities of {pairs:,} pairs, computed once before '
+                f'the first step: {time.perf_counter() - started:.1f} s')
         else:
             objective = RLObjective(run.model, tokenizer, data, cfg.batch_size, cfg.rl_samples,
                                     cfg.rl_max_new_tokens, seed=cfg.seed)
