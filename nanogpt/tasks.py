@@ -363,9 +363,10 @@ def _asked(tokenizer, messages: list, block_size: int, room: int) -> tuple:
     users = [i for i, m in enumerate(messages) if m['role'] == 'user']
     if not users: raise DataError('A conversation to answer needs a user message: add one.')
     asking = messages[:users[-1] + 1]
-    render_prompt(tokenizer, asking)  # a text the tokenizer cannot spell stops here, saying so
     try: return asking[-1]['content'], fit_prompt(tokenizer, asking, block_size, room)[0]
-    except DataError: return asking[-1]['content'], None  # the only one left: too long
+    except DataError:  # a text the tokenizer cannot spell says so here; else it is too long
+        render_prompt(tokenizer, asking)
+        return asking[-1]['content'], None
 
 
 def _replies(engine: Engine, slots: int, prompts: list, stops, max_new_tokens: int) -> dict:
