@@ -11,12 +11,16 @@ from pathlib import Path
 LAYERS = {  # bottom to top
     'base': ('errors', 'files', 'runtime', 'checks'),  # errors, files and hashes, random state, optional imports; the machine
     'model and data': ('tokenizers', 'data', 'corpus', 'bigram', 'modern', 'attention', 'model', 'checkpoint', 'pretrained', 'chat'),
-    'training and inference': ('runs', 'train', 'align', 'shape', 'config', 'memory', 'distributed', 'lora', 'sample', 'evaluate', 'tasks', 'harness', 'export', 'talk', 'guard', 'serve', 'jobs'),
+    'training and inference': ('runs', 'train', 'align', 'shape', 'config', 'memory', 'distributed', 'lora', 'sample', 'evaluate', 'tasks', 'harness', 'export', 'talk', 'guard', 'serve', 'inference', 'jobs'),
     'command line': ('cli', 'bench', '__main__', '__init__'),  # the package's front door imports what it attaches
 }
 # Inference never imports training, directly or through another module: a server or an export loads no trainer.
-INFERENCE = ('sample', 'evaluate', 'tasks', 'harness', 'export', 'talk', 'guard', 'serve')
+INFERENCE = ('sample', 'evaluate', 'tasks', 'harness', 'export', 'talk', 'guard', 'serve', 'inference')
 TRAINING = ('runs', 'train', 'align', 'shape', 'config', 'memory', 'distributed', 'lora', 'jobs')
+# A command loads what it uses: these cli entries (the parser, every --help, and the commands that only use a model)
+# reach no training module, counting cli's top-level imports and every cli function they call.
+COMMANDS = {'the parser and every --help': 'build_parser', 'sample': '_run_sample', 'chat': '_run_chat',
+            'eval': '_run_eval', 'serve': '_run_serve'}
 root = Path(__file__).resolve().parent.parent
 package = root / 'nanogpt'
 level = {module: i for i, modules in enumerate(LAYERS.values()) for module in modules}
@@ -25,8 +29,13 @@ layer_name = {i: name for i, name in enumerate(LAYERS)}
 
 def imports_of(path: Path, modules: set) -> set:
     "The nanogpt modules `path` imports anywhere in it, functions included"
+    return module_imports(ast.parse(path.read_text()), modules) - {path.stem}
+
+
+def module_imports(tree: ast.AST, modules: set) -> set:
+    "The nanogpt modules imported anywhere in `tree`"
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level == 1: names = [node.module] if node.module else [a.name for a in node.names]
             elif (node.module or '').startswith('nanogpt.'): names = [node.module.split('.')[1]]
@@ -35,7 +44,7 @@ def imports_of(path: Path, modules: set) -> set:
         elif isinstance(node, ast.Import): names = [a.name.split('.')[1] for a in node.names if a.name.startswith('nanogpt.')]
         else: continue
         found |= {n.split('.')[0] for n in names if n and n.split('.')[0] in modules}
-    return found - {path.stem}
+    return found
 
 
 def cycles(edges: dict) -> list:
@@ -66,6 +75,36 @@ def check(package: Path) -> list:
     for m in INFERENCE:
         reached = reachable(edges, m) & set(TRAINING)
         if reached: problems.append(f'{m} (inference) reaches {", ".join(sorted(reached))} (training)')
+    return problems + check_commands(package, edges)
+
+
+def entry_imports(cli: Path, entry: str, modules: set) -> set:
+    "The nanogpt modules cli's `entry` function imports: at the top of cli, in it, and in every cli function it calls"
+    tree = ast.parse(cli.read_text())
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    top = ast.Module(body=[n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))], type_ignores=[])
+    found, seen, todo = set(), set(), [entry]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in functions: continue
+        seen.add(name)
+        body = functions[name]
+        found |= module_imports(body, modules)
+        # a handler named in set_defaults(run=...) runs for its own command, not this one
+        handlers = {k.value.id for n in ast.walk(body) if isinstance(n, ast.Call)
+                    and getattr(n.func, 'attr', '') == 'set_defaults' for k in n.keywords if isinstance(k.value, ast.Name)}
+        todo += [n.id for n in ast.walk(body) if isinstance(n, ast.Name) and n.id in functions and n.id not in handlers]
+    return found | module_imports(top, modules)
+
+
+def check_commands(package: Path, edges: dict) -> list:
+    "The commands of COMMANDS that reach a training module, each with the modules it reaches"
+    problems = []
+    for command, entry in COMMANDS.items():
+        start = entry_imports(package / 'cli.py', entry, set(edges))
+        reached = (start | set().union(*(reachable(edges, m) for m in start))) & set(TRAINING)
+        print(f'{command:<28} imports {", ".join(sorted(start - {"cli"})) or "-"}')
+        if reached: problems.append(f'{command} ({entry} in cli) reaches {", ".join(sorted(reached))} (training)')
     return problems
 
 
@@ -83,4 +122,5 @@ if __name__ == '__main__':
     if problems:
         print('The package breaks its layers:\n  ' + '\n  '.join(problems))
         sys.exit(1)
-    print('every import points down a layer or stays in its own, with no cycle; inference reaches no training module')
+    print('every import points down a layer or stays in its own, with no cycle; inference reaches no training module, '
+          f'nor do {", ".join(COMMANDS)}')

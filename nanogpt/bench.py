@@ -11,7 +11,6 @@ import dataclasses
 import functools
 import importlib.util
 import io
-import json
 import os
 import re
 import shutil
@@ -28,6 +27,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .attention import MultiHeadAttention
+from .checkpoint import RunFolder
 from .data import BatchLoader, load_meta, prepare
 from .errors import ConfigError, DataError, MissingError, TrainingError
 from .model import GPT, GPTConfig
@@ -572,7 +572,7 @@ def our_budget_run(tmp: Path,  # the bench's scratch folder, holding data/
     lines = run_timed([sys.executable, '-m', 'nanogpt', 'train', f'--data_dir={tmp / "data"}',
                        f'--out_dir={out_dir}', f'--seed={seed}', f'--time_budget={budget:.1f}',
                        *QUIET_TRAIN, *LAYOUT_FLAGS[layout]], tmp)
-    shape, ms = json.loads((out_dir / 'config.json').read_text()), our_ms(out_dir)
+    shape, ms = RunFolder(out_dir).read_config('run it again.'), our_ms(out_dir)
     return {**summarize_run(lines, out_dir, dataset, shape['eval_interval'], ms),
             'budget': budget, 'seed': seed, 'layout': layout, 'iters': len(ms) and max(ms) + 1,
             'shape': f"{shape['n_layer']}x{shape['n_embd']}"}
@@ -647,7 +647,7 @@ def budget_run(data_dir: Path,  # holding shakespeare_char, prepared
     return {'budget': budget, 'before_first_step': before, 'iters': iters,
             'stepping': iters * step_ms / 1000 / budget,
             'measuring': float(measuring[1]) if measuring else 0.0,
-            'full_val': json.loads((Path(out_dir) / 'eval.json').read_text())['loss']}
+            'full_val': RunFolder(out_dir).read_eval()['loss']}
 
 
 def bench_budgets(budgets: tuple = (20, 40, 80, 160, 300),  # --time_budget values, in seconds

@@ -17,6 +17,7 @@ from . import pretrained
 from .errors import CheckpointError, ConfigError, DataError, MissingError, describe
 from .files import atomic_write_bytes, moved, tensor_digest
 from .model import GPT, GPTConfig
+from .runtime import resolve_device
 from .tokenizers import tokenizer_from_meta
 
 # rng_state and set_rng_state lived here before 0.2; TOKENIZER_FILE and clean_state_dict in 0.2
@@ -26,8 +27,9 @@ __getattr__ = moved(__name__, {'rng_state': 'nanogpt.files', 'set_rng_state': 'n
 
 # %% auto #0
 __all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'MAX_BLOCK_SIZE', 'save_checkpoint',
-           'load_checkpoint', 'build_model', 'find_checkpoint', 'fold_adapters', 'lineage', 'read_nanogpt_meta',
-           'from_nanogpt', 'load_weights', 'check_finite', 'load_model', 'read_run_config']
+           'load_checkpoint', 'RunFolder', 'read_run_config', 'config_from_args', 'build_model', 'find_checkpoint',
+           'default_run', 'fold_adapters', 'read_nanogpt_meta', 'from_nanogpt', 'ModelSource', 'load_weights',
+           'check_finite', 'load_model', 'lineage']
 
 # %% ../nbs/engine/02_checkpoint.ipynb #21ac8027
 CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has every key
@@ -96,6 +98,68 @@ def load_checkpoint(path,  # a checkpoint file
                               f'Fine-tune from it with --init_from={path.parent}.')
     return checkpoint
 
+# %% ../nbs/engine/02_checkpoint.ipynb #3fbc7163
+class RunFolder:
+    "A run's out_dir and its files, each named once: every reader and writer of them comes here"
+    LAST, BEST, LOG, EVAL = 'ckpt.pt', 'best.pt', 'log.jsonl', 'eval.json'
+    CONFIG = pretrained.CONFIG_FILE  # the run's settings (a Hugging Face folder's: its model's)
+    FILES = (LAST, BEST, LOG, EVAL)  # what a run leaves beside its settings
+
+    def __init__(self, out_dir): self.path = Path(out_dir)
+    def __repr__(self): return f'RunFolder({str(self.path)!r})'
+    last = property(lambda self: self.path / self.LAST)
+    best = property(lambda self: self.path / self.BEST)
+    config = property(lambda self: self.path / self.CONFIG)
+    log = property(lambda self: self.path / self.LOG)
+    eval = property(lambda self: self.path / self.EVAL)
+
+    def checkpoint(self) -> Path | None:
+        "The best (else the last) checkpoint, or None"
+        return next((path for path in (self.best, self.last) if path.is_file()), None)
+
+    def header(self, path: Path | None = None) -> dict:
+        """A checkpoint's entries (the last, unless `path`), memory-mapped: its plain values are
+        read, its tensors are not"""
+        path = path or self.last
+        try: return torch.load(path, map_location='cpu', weights_only=True, mmap=True)
+        except Exception as e:  # as `load_checkpoint` says it, without reading the weights
+            raise CheckpointError(f'{path} is not a readable checkpoint '
+                                  f'({describe(e, 120)}).') from None
+
+    def read_config(self, hint: str) -> dict | None:  # what to do if the file is damaged
+        "The settings the run saved; None where there is no such file"
+        if not self.config.is_file(): return None
+        try: saved = json.loads(self.config.read_bytes())
+        except (ValueError, RecursionError): saved = None  # not UTF-8 JSON, or nested too deep
+        if not isinstance(saved, dict):
+            raise DataError(f'{self.config} is not the {self.CONFIG} a run writes (damaged: not '
+                            f'a JSON object): {hint}')
+        return saved
+
+    def write_config(self, settings: dict):  # the run's resolved settings
+        atomic_write_bytes(self.config, (json.dumps(settings, indent=1) + '\n').encode())
+
+    def read_eval(self) -> dict:
+        "The figures in eval.json; {} where it is missing or damaged"
+        try: figures = json.loads(self.eval.read_bytes())
+        except (OSError, ValueError, RecursionError): return {}
+        return figures if isinstance(figures, dict) else {}
+
+    def write_eval(self, figures: dict,  # the figures to keep
+                   merge: bool = True):  # keep what eval.json holds besides (False: replace it)
+        "The one writer of eval.json; a damaged one is kept aside as eval.damaged.json, not lost"
+        kept = self.read_eval() if merge else {}
+        if merge and self.eval.exists() and not kept:
+            self.eval.replace(self.eval.with_name('eval.damaged.json'))
+        atomic_write_bytes(self.eval, (json.dumps({**kept, **figures}, indent=1) + '\n').encode())
+
+
+def read_run_config(out_dir,  # a run's folder
+                    hint: str,  # what to do if its config.json is damaged
+                   ) -> dict | None:
+    "The settings a run saved; None where there is none (`RunFolder.read_config`)"
+    return RunFolder(out_dir).read_config(hint)
+
 # %% ../nbs/engine/02_checkpoint.ipynb #df7f864c
 CHANGEABLE = ('dropout', 'gradient_checkpointing')  # may change when a checkpoint's model is built
 MAX_BLOCK_SIZE = 2**24  # 16M tokens: a context beyond this is a damaged model_args, not a model
@@ -125,15 +189,21 @@ def _check_shapes(cfg: GPTConfig,  # what the checkpoint's model_args describe
                               'use another copy.')
 
 
+def config_from_args(model_args: dict,  # a checkpoint's `model_args`
+                     **overrides,  # values for CHANGEABLE fields
+                    ) -> GPTConfig:
+    "The `GPTConfig` that `model_args` describe; fields older checkpoints lack take their defaults"
+    known = {f.name for f in fields(GPTConfig)}
+    return GPTConfig(**{**{k: v for k, v in model_args.items() if k in known}, **overrides})
+
+
 def build_model(checkpoint: dict,  # a loaded checkpoint: at least `model` and `model_args`
                 **overrides,  # values for CHANGEABLE fields
                ) -> GPT:
     "The `GPT` the checkpoint holds, with its weights; fields older ones lack take their defaults"
     if set(overrides) - set(CHANGEABLE):
         raise CheckpointError(f'Only {CHANGEABLE} can change when building from a checkpoint.')
-    known = {f.name for f in fields(GPTConfig)}
-    model_args = {k: v for k, v in checkpoint['model_args'].items() if k in known}
-    try: cfg = GPTConfig(**{**model_args, **overrides})
+    try: cfg = config_from_args(checkpoint['model_args'], **overrides)
     except ConfigError as e:
         raise CheckpointError(f"The checkpoint's model_args describe no model: {e}") from None
     state = {k: v for k, v in pretrained.clean_state_dict(checkpoint['model']).items()
@@ -150,9 +220,15 @@ def build_model(checkpoint: dict,  # a loaded checkpoint: at least `model` and `
 
 def find_checkpoint(folder,  # a run's out_dir
                    ) -> Path | None:
-    "The best (else the last) checkpoint in `folder`, or None"
-    found = (Path(folder) / name for name in ('best.pt', 'ckpt.pt'))
-    return next((path for path in found if path.is_file()), None)
+    "The best (else the last) checkpoint in `folder`, or None (`RunFolder.checkpoint`)"
+    return RunFolder(folder).checkpoint()
+
+
+def default_run(device: str = 'auto',  # the device `nanogpt train` would train on
+               ) -> str:
+    """The folder `nanogpt train` with no preset writes on `device` (its preset's out_dir): where
+    every command and lesson looks first"""
+    return 'out-shakespeare-char' if resolve_device(device).startswith('cuda') else 'out-modern'
 
 
 def fold_adapters(state: dict,  # a state dict, perhaps with LoRA's `NAME.lora_A`, `NAME.lora_B`
@@ -171,19 +247,6 @@ def fold_adapters(state: dict,  # a state dict, perhaps with LoRA's `NAME.lora_A
         lora_A, lora_B = state[f'{name}.lora_A'], state[f'{name}.lora_B']
         folded[f'{name}.weight'] = state[f'{name}.weight'] + scale * lora_B @ lora_A
     return folded
-
-# %% ../nbs/engine/02_checkpoint.ipynb #01d4dded
-def lineage(source,  # a run's out_dir, or the name or folder of weights from outside
-           ) -> list[dict]:
-    "Every stage that trained the weights at `source`, oldest first: the run's own stage last"
-    path = find_checkpoint(source) if Path(source).is_dir() else None
-    if path is None: return [{'weights': str(source)}]  # GPT-2, a Hugging Face folder
-    saved = torch.load(path, map_location='cpu', weights_only=True, mmap=True)
-    config = saved.get('config') or {}
-    stage = {'checkpoint': str(path), 'objective': config.get('objective', 'lm'),
-             'dataset': config.get('dataset'), 'init_from': config.get('init_from'),
-             'iter_num': saved.get('iter_num')}
-    return [*saved.get('trained_from', []), stage]
 
 # %% ../nbs/engine/02_checkpoint.ipynb #b77b86cf
 class _PlainUnpickler(pickle.Unpickler):
@@ -239,24 +302,63 @@ def from_nanogpt(checkpoint: dict,  # loaded from a ckpt.pt that nanoGPT's train
             'best_val_loss': float(checkpoint.get('best_val_loss', float('inf')))}
 
 # %% ../nbs/engine/02_checkpoint.ipynb #3051331c
+class ModelSource:
+    """Any model a command names, opened once: a run's folder (ours or nanoGPT's), a GPT-2 name, or
+    a folder in the Hugging Face layout (an `hf` or `onnx` export among them)"""
+    def __init__(self, source):  # what --init_from or --out_dir names
+        self.source = source
+        self.run = RunFolder(source) if Path(source).is_dir() else None
+        self.checkpoint = self.run.checkpoint() if self.run else None  # best.pt, else ckpt.pt
+
+    def __repr__(self): return f'ModelSource({str(self.source)!r})'
+
+    def header(self) -> dict:
+        "The checkpoint's plain entries; its tensors are not read"
+        return self.run.header(self.checkpoint)
+
+    def model_config(self) -> GPTConfig:
+        "The model's shape, read without its weights"
+        if self.checkpoint is not None: return config_from_args(self.header()['model_args'])
+        if str(self.source) in pretrained.GPT2_SIZES:
+            sizes = pretrained.GPT2_SIZES[str(self.source)]
+            return GPTConfig(**dict(zip(('n_layer', 'n_head', 'n_embd'), sizes)))
+        if self.run is not None and self.run.config.is_file():  # a Hugging Face folder
+            return pretrained.config_from_hf(json.loads(self.run.config.read_text()))
+        raise MissingError(f'No checkpoint at {self.source}: train with --init_from=scratch '
+                           'first, or point --out_dir at the folder that holds ckpt.pt.')
+
+    def tokenizer(self) -> dict | None:
+        "The tokenizer entry the model needs; None where a Hugging Face folder does not say"
+        if self.checkpoint is not None:  # ours, or nanoGPT's beside its meta.pkl
+            return from_nanogpt(self.header(), self.run.path)['tokenizer']
+        saved = Path(self.source) / pretrained.TOKENIZER_FILE
+        if saved.is_file(): return json.loads(saved.read_text())
+        if self.model_config().vocab_size == 50257: return {'kind': 'tiktoken', 'encoding': 'gpt2'}
+        return None
+
+    def read(self, device: str = 'cpu') -> dict:
+        "The checkpoint's weights and entries, verified, in our names: what a model is built from"
+        loaded = load_checkpoint(self.checkpoint, device, keys=WEIGHT_KEYS)
+        return from_nanogpt(loaded, self.run.path)
+
+    def load(self, device: str = 'cpu', **overrides) -> tuple[GPT, dict | None]:
+        "(model on `device`, tokenizer entry or None); `overrides` are values for CHANGEABLE fields"
+        if self.checkpoint is not None:
+            checkpoint = self.read(device)
+            model = check_finite(build_model(checkpoint, **overrides), self.checkpoint)
+            return model.to(device), checkpoint['tokenizer']
+        model = pretrained.from_pretrained(str(self.source), **overrides)  # GPT-2, an HF folder
+        return check_finite(model, self.source).to(device), self.tokenizer()
+
+
 def load_weights(source,  # a run's out_dir (ours, nanoGPT's), a GPT-2 name or a Hugging Face folder
                  device: str = 'cpu',  # where the weights go
                  **overrides,  # values for CHANGEABLE fields
                 ) -> tuple[GPT, dict | None]:
-    "(model, tokenizer entry or None): the one resolver for `--init_from` and `--out_dir`"
-    path = find_checkpoint(source) if Path(source).is_dir() else None
-    if path is not None:
-        checkpoint = from_nanogpt(load_checkpoint(path, device, keys=WEIGHT_KEYS), path.parent)
-        model = check_finite(build_model(checkpoint, **overrides), path)
-        return model.to(device), checkpoint['tokenizer']
-    model = pretrained.from_pretrained(str(source), **overrides)  # a GPT-2 name, an HF folder
-    saved = Path(source) / pretrained.TOKENIZER_FILE
-    if saved.is_file(): tokenizer = json.loads(saved.read_text())
-    elif model.config.vocab_size == 50257: tokenizer = {'kind': 'tiktoken', 'encoding': 'gpt2'}
-    else: tokenizer = None
-    return check_finite(model, source).to(device), tokenizer
+    "(model, tokenizer entry or None): `ModelSource(source).load`, the one resolver for a model"
+    return ModelSource(source).load(device, **overrides)
 
-
+# %% ../nbs/engine/02_checkpoint.ipynb #c4ec4f1e
 def check_finite(model: GPT,  # a model just built from saved weights
                  source,  # where they came from, for the message
                 ) -> GPT:
@@ -279,16 +381,15 @@ def load_model(source,  # as for `load_weights`
                               'it needs. Save it with save_pretrained(model, path, tokenizer).')
     return model.eval(), tokenizer_from_meta(tokenizer)
 
-# %% ../nbs/engine/02_checkpoint.ipynb #3fbc7163
-def read_run_config(out_dir,  # a run's folder
-                    hint: str,  # what to do if its config.json is damaged
-                   ) -> dict | None:
-    "The settings a run saved in `out_dir/config.json`; None where there is no such file"
-    path = Path(out_dir) / 'config.json'
-    if not path.is_file(): return None
-    try: saved = json.loads(path.read_bytes())
-    except (ValueError, RecursionError): saved = None  # not UTF-8 JSON, or nested too deep
-    if not isinstance(saved, dict):
-        raise DataError(f'{path} is not the config.json a run writes (damaged: not a JSON '
-                        f'object): {hint}')
-    return saved
+# %% ../nbs/engine/02_checkpoint.ipynb #01d4dded
+def lineage(source,  # a run's out_dir, or the name or folder of weights from outside
+           ) -> list[dict]:
+    "Every stage that trained the weights at `source`, oldest first: the run's own stage last"
+    opened = ModelSource(source)
+    if opened.checkpoint is None: return [{'weights': str(source)}]  # GPT-2, a Hugging Face folder
+    path, saved = opened.checkpoint, opened.header()
+    config = saved.get('config') or {}
+    stage = {'checkpoint': str(path), 'objective': config.get('objective', 'lm'),
+             'dataset': config.get('dataset'), 'init_from': config.get('init_from'),
+             'iter_num': saved.get('iter_num')}
+    return [*saved.get('trained_from', []), stage]

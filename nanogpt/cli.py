@@ -16,8 +16,7 @@ import time
 from dataclasses import fields
 from pathlib import Path
 
-from . import STARTED, config
-from .config import config_help
+from . import STARTED
 from .errors import ConfigError, NanoGPTError, os_error_message
 from .files import moved
 from .sample import Sampling
@@ -249,7 +248,7 @@ def _run_tasks(args):
 
 def _run_eval(args):
     from nanogpt.corpus import is_chat_file
-    from nanogpt.jobs import eval_job
+    from nanogpt.inference import eval_job
     from nanogpt.runtime import resolve_device
     from nanogpt.tasks import format_report
     if args.tasks is not None and is_chat_file(args.tasks): return _run_tasks(args)
@@ -311,7 +310,7 @@ def _add_sample(sub):
 
 def _add_sampling_flags(p):
     "A flag for each field of lesson 07's `Sampling`: its type and help; `sample_job`'s default"
-    from nanogpt.jobs import SAMPLE_DEFAULTS
+    from nanogpt.inference import SAMPLE_DEFAULTS
     for f in fields(Sampling):
         integer, default = f.metadata['rule'][0], getattr(SAMPLE_DEFAULTS, f.name)
         shown = 'off' if default is None else default
@@ -320,7 +319,7 @@ def _add_sampling_flags(p):
 
 # %% ../nbs/engine/06_cli.ipynb #eb3892b6
 def _run_sample(args):
-    from nanogpt.jobs import sample_job
+    from nanogpt.inference import sample_job
     samples = sample_job(_source(args), args.start, args.num_samples, args.max_new_tokens,
                          Sampling.of(vars(args)), seed=args.seed, device=args.device,
                          dtype=args.dtype, compile=args.compile, quantize=args.quantize,
@@ -334,8 +333,8 @@ def _run_sample(args):
 
 
 def _source(args) -> str:
-    "The model a command loads (the jobs notebook's `model_source`)"
-    from nanogpt.jobs import model_source
+    "The model a command loads (the inference notebook's `model_source`)"
+    from nanogpt.inference import model_source
     return model_source(args.init_from, args.out_dir, args.device)
 
 # %% ../nbs/engine/06_cli.ipynb #6bda1b55
@@ -365,7 +364,7 @@ def _add_chat(sub):
 
 
 def _run_chat(args):
-    from nanogpt.jobs import chat_job
+    from nanogpt.inference import chat_job
     message = args.message
     if message is None and not sys.stdin.isatty(): message = sys.stdin.read().rstrip('\n')
     chat = chat_job(_source(args), Sampling.of(vars(args)), args.max_new_tokens, args.seed,
@@ -580,7 +579,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _train_help(args) -> str:
     "`nanogpt train ... --help`: the usage, then every key with the value this run would use"
     settings = [arg for arg in args.settings if arg not in ('-h', '--help', '--json')]
-    try: values = config.parse_train_command(settings)
+    from nanogpt.config import config_help, parse_train_command  # train's own: no other help
+    try: values = parse_train_command(settings)
     except NanoGPTError: values = ()  # settings that do not parse: show the defaults
     return (args.parser.format_help() + '\nkeys (the value this run would use; what it means):\n'
             + config_help(*values))

@@ -14,19 +14,16 @@ import re
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
-import torch
-
-from .checkpoint import find_checkpoint, read_run_config
+from .checkpoint import ModelSource, RunFolder, config_from_args, read_run_config
 from .errors import ConfigError, MissingError
 from .model import GPTConfig
-from .pretrained import GPT2_SIZES, config_from_hf
 from .runtime import resolve_device
 
 # %% auto #0
 __all__ = ['PRESETS', 'MODERN_LAYOUT', 'SHAPE_KEYS', 'SCRATCH_SHAPE', 'TYPE_NAMES', 'DEFAULT_BUDGET', 'FINE_TUNE', 'TrainConfig',
            'preset', 'check_config', 'TrainOptions', 'field_types', 'check_value', 'parse_value', 'read_config_file',
            'resumed_settings', 'default_preset', 'parse_train_command', 'parse_train_args', 'Asked', 'config_help',
-           'start_config', 'starting_shape', 'ResolvedConfig', 'resolve_run']
+           'start_config', 'starting_shape', 'run_config', 'ResolvedConfig', 'resolve_run']
 
 # %% ../nbs/engine/11_config.ipynb #3744f328
 @dataclass(frozen=True)
@@ -510,30 +507,41 @@ def start_config(cfg: TrainConfig,  # the settings, before or after `resolve_run
                 ) -> GPTConfig | None:
     "The GPTConfig a run starts from, read without loading the weights; None from scratch"
     if cfg.init_from == 'scratch': return None
-    if cfg.init_from in GPT2_SIZES:
-        return GPTConfig(**dict(zip(('n_layer', 'n_head', 'n_embd'), GPT2_SIZES[cfg.init_from])))
-    folder = Path(cfg.out_dir if cfg.init_from == 'resume' else cfg.init_from)
-    path = folder / 'ckpt.pt' if cfg.init_from == 'resume' else find_checkpoint(folder)
-    if path is None and (folder / 'config.json').is_file():
-        return config_from_hf(json.loads((folder / 'config.json').read_text()))
-    if path is None or not path.is_file():
-        raise MissingError(f'No checkpoint at {path or folder}: train with --init_from=scratch '
+    if cfg.init_from != 'resume': return ModelSource(cfg.init_from).model_config()
+    run = RunFolder(cfg.out_dir)  # resumed from its last checkpoint, not its best
+    if not run.last.is_file():
+        raise MissingError(f'No checkpoint at {run.last}: train with --init_from=scratch '
                            'first, or point --out_dir at the folder that holds ckpt.pt.')
-    mapped = torch.load(path, map_location='cpu', weights_only=True, mmap=True)  # not read in
-    model_args = mapped['model_args']
-    known = [f.name for f in fields(GPTConfig) if f.name in model_args]
-    return GPTConfig(**{name: model_args[name] for name in known})
+    return config_from_args(run.header()['model_args'])
 
 
 def starting_shape(cfg: TrainConfig,  # checked settings
                   ) -> dict:
     "The shape settings `cfg` leaves unset (None): the checkpoint's, or SCRATCH_SHAPE's"
     unset = [key for key in SHAPE_KEYS if getattr(cfg, key) is None]
-    if cfg.init_from == 'scratch': return {key: SCRATCH_SHAPE[key] for key in unset}
     try: base = start_config(cfg)
     except Exception:  # missing or unreadable: the trainer's load says why, in one line
         return {}
-    return {key: getattr(base, key) for key in unset}
+    shape = run_config(cfg, base.vocab_size if base else 1, base)  # `run_config`, below
+    return {key: getattr(shape, key) for key in unset}
+
+# %% ../nbs/engine/11_config.ipynb #5ba9ec0f
+def run_config(cfg: TrainConfig,  # the run's settings
+               vocab_size: int,  # its dataset's vocabulary
+               # the model it starts from (a checkpoint's, GPT-2's), None from scratch
+               base: GPTConfig | None = None,
+              ) -> GPTConfig:
+    """The `GPTConfig` a run of `cfg` trains: the shape from `base`,
+    or `cfg`'s settings over SCRATCH_SHAPE"""
+    changes = dict(dropout=cfg.dropout, gradient_checkpointing=cfg.gradient_checkpointing)
+    if base is None:
+        shape = {k: getattr(cfg, k) if getattr(cfg, k) is not None else v
+                 for k, v in SCRATCH_SHAPE.items()}
+        return GPTConfig(vocab_size=vocab_size, **shape, **changes)
+    if cfg.block_size is not None and cfg.block_size < base.block_size:
+        changes['block_size'] = cfg.block_size  # fine-tuning crops
+    return replace(base, **changes)
+
 
 # %% ../nbs/engine/11_config.ipynb #66c7095d
 @dataclass(frozen=True)

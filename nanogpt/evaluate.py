@@ -14,14 +14,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from nanogpt.checkpoint import (
-    WEIGHT_KEYS,
-    find_checkpoint,
-    load_checkpoint,
-    load_model,
-    read_run_config,
-)
-
+from .checkpoint import ModelSource, RunFolder, load_model
 from .data import WEIGHTS_DTYPE, check_tokenizer, load_meta, read_corpus
 from .errors import ConfigError
 from .files import moved
@@ -325,10 +318,10 @@ def format_accuracies(tables: dict,  # {name: accuracy_table(...)}, the same kin
 def run_config(checkpoint: Path,  # a run's checkpoint file
               ) -> dict:
     "The settings saved beside `checkpoint` (config.json), else a nanoGPT checkpoint's own, else {}"
-    config = read_run_config(checkpoint.parent, 'pass --dataset (and --data_dir) to name the '
-                             'data to score, or restore the file.')
-    if config is None: return load_checkpoint(checkpoint, keys=WEIGHT_KEYS).get('config', {})
-    return config
+    run = RunFolder(checkpoint.parent)
+    config = run.read_config('pass --dataset (and --data_dir) to name the data to score, or '
+                             'restore the file.')
+    return run.header(checkpoint).get('config', {}) if config is None else config
 
 
 def evaluate_run(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, or a Hugging Face dir
@@ -344,7 +337,7 @@ def evaluate_run(source,  # a run's out_dir (ours or nanoGPT's), a GPT-2 name, o
     if file is not None:
         return {**evaluate_text(model, tokenizer, read_corpus(file), stride), 'file': str(file)}
     if dataset_dir is None:  # the run's config.json names it (nanoGPT's: its checkpoint's config)
-        path = find_checkpoint(source) if Path(source).is_dir() else None
+        path = ModelSource(source).checkpoint
         config = run_config(path) if path is not None else {}
         if not isinstance(config.get('dataset'), str):
             raise ConfigError(f'{source} does not say which dataset it was trained on: '

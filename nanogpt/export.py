@@ -29,15 +29,14 @@ from nanogpt.files import (  # noqa: F401
     tensor_digest,
 )
 from nanogpt.pretrained import (
-    TOKENIZER_FILE,
+    CONFIG_FILE,
     TOKENIZER_FILES,
-    config_from_hf,
     hf_config,
     save_pretrained,
     save_tokenizer,
 )
 
-from .checkpoint import load_model
+from .checkpoint import ModelSource, load_model
 from .errors import ConfigError, MissingError
 from .model import GPT, GPTConfig
 from .runtime import BF16_MARGIN, cached, machine_key, remember, time_steps
@@ -238,10 +237,10 @@ def load_onnx(path,  # a folder written by `export_model(..., format='onnx')`
     path = Path(path)
     if not (path / 'model.onnx').is_file():
         raise MissingError(f'No model.onnx in {path}: write one with nanogpt export --format onnx.')
-    config = config_from_hf(json.loads((path / 'config.json').read_text()))
-    meta = path / TOKENIZER_FILE
-    tokenizer = tokenizer_from_meta(json.loads(meta.read_text())) if meta.is_file() else None
-    return OnnxModel(path / 'model.onnx', config, threads), tokenizer
+    opened = ModelSource(path)  # the checkpoint notebook's door: its config.json and tokenizer
+    meta = opened.tokenizer()
+    tokenizer = tokenizer_from_meta(meta) if meta is not None else None
+    return OnnxModel(path / 'model.onnx', opened.model_config(), threads), tokenizer
 
 # %% ../nbs/11_export.ipynb #485f1a28
 QUANTIZE_SCHEMES = ('int8', 'bf16')
@@ -299,7 +298,7 @@ def check_export_folder(path: Path,  # the folder to write
         raise ConfigError(f'{path} is a file: pass a folder to write the export into.')
     names = {p.name for p in path.iterdir()} if path.is_dir() else set()
     if not names: return
-    files = files or (FORMATS[format][0], 'config.json', *TOKENIZER_FILES)
+    files = files or (FORMATS[format][0], CONFIG_FILE, *TOKENIZER_FILES)
     if files[0] not in names or not names <= set(files):
         shown = ', '.join(sorted(names)[:4]) + (', ...' if len(names) > 4 else '')
         raise ConfigError(f'{path} already holds other files ({shown}): '
@@ -341,7 +340,7 @@ def write_export(model: GPT,  # the model to export
         with tempfile.TemporaryDirectory(dir=folder) as scratch:
             quantize_onnx(write_onnx(model, Path(scratch) / 'float.onnx'), folder / 'model.onnx')
     config = json.dumps(hf_config(model.config), indent=2) + '\n'
-    (folder / 'config.json').write_bytes(config.encode())
+    (folder / CONFIG_FILE).write_bytes(config.encode())
     if tokenizer is not None: save_tokenizer(folder, tokenizer)
 
 

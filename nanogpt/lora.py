@@ -16,15 +16,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 from safetensors.torch import load_file, save
 
-from nanogpt.checkpoint import (
-    WEIGHT_KEYS,
-    build_model,
-    find_checkpoint,
-    from_nanogpt,
-    load_checkpoint,
-)
-
 from .chat import add_tokens
+from .checkpoint import ModelSource, build_model
 from .errors import CheckpointError, ConfigError, MissingError
 from .files import atomic_write_bytes
 from .model import GPT
@@ -242,11 +235,11 @@ def load_lora(source,  # the out_dir of a LoRA run
              ) -> tuple:
     """(model with its adapters, in eval mode, as it trained: a vocabulary grown for new tokens
     trains its embedding beside them; the checkpoint's `lora` record; its tokenizer entry)"""
-    path = find_checkpoint(source) if Path(source).is_dir() else None
-    if path is None:
+    opened = ModelSource(source)
+    if opened.checkpoint is None:
         raise MissingError(f'{source} holds no checkpoint: '
                            'expected the out_dir of a run trained with --lora_rank.')
-    checkpoint = from_nanogpt(load_checkpoint(path, device, keys=WEIGHT_KEYS), path.parent)
+    checkpoint = opened.read(device)
     record = checkpoint.get('lora')
     if record is None:
         raise ConfigError(f'{source} trained every weight, so it has no adapters: '

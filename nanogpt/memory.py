@@ -25,7 +25,7 @@ from nanogpt.runtime import (
     resolve_dtype,
 )
 
-from .config import SCRATCH_SHAPE, TrainConfig, start_config
+from .config import TrainConfig, run_config, start_config
 from .data import load_meta
 from .errors import ConfigError
 from .model import GPT, GPTConfig
@@ -34,7 +34,7 @@ from .train import build_optimizer, configure_optimizer, train_step
 # %% auto #0
 __all__ = ['BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'CPU_MARGIN', 'param_count', 'optimizer_bytes', 'measure_step',
            'saved_bytes', 'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak', 'kv_cache_bytes',
-           'fitting_settings', 'memory_report', 'run_config', 'run_memory_estimate', 'dry_run', 'check_memory']
+           'fitting_settings', 'memory_report', 'run_memory_estimate', 'dry_run', 'check_memory']
 
 # %% ../nbs/engine/05_memory.ipynb #978cbe52
 # bytes per element of each dtype a run computes in
@@ -298,24 +298,6 @@ def memory_report(estimate: dict,  # from `estimate_memory`
     verdict = 'fits' if fits(estimate, available) else 'does NOT fit'
     return '\n'.join(lines + [f"  {'free on the device':<20} {human(available):>11}: {verdict} "
                               f'(planning for {HEADROOM:.0%} of it)'])
-
-# %% ../nbs/engine/05_memory.ipynb #fa993757
-def run_config(cfg: TrainConfig,  # the run's settings
-               vocab_size: int,  # its dataset's vocabulary
-               # the model it starts from (a checkpoint's, GPT-2's), None from scratch
-               base: GPTConfig | None = None,
-              ) -> GPTConfig:
-    """The `GPTConfig` a run of `cfg` trains: the shape from `base`,
-    or `cfg`'s settings over SCRATCH_SHAPE"""
-    changes = dict(dropout=cfg.dropout, gradient_checkpointing=cfg.gradient_checkpointing)
-    if base is None:
-        shape = {k: getattr(cfg, k) if getattr(cfg, k) is not None else v
-                 for k, v in SCRATCH_SHAPE.items()}
-        return GPTConfig(vocab_size=vocab_size, **shape, **changes)
-    if cfg.block_size is not None and cfg.block_size < base.block_size:
-        changes['block_size'] = cfg.block_size  # fine-tuning crops
-    return replace(base, **changes)
-
 
 # %% ../nbs/engine/05_memory.ipynb #b035cc71
 # GPT-2's 50,257 tokens padded to a multiple of 64, as nanoGPT sizes a model with no meta.pkl

@@ -20,16 +20,17 @@ from .files import atomic_write_bytes
 from .model import GPT, LAYER_NORM_EPS, PRETRAINED, GPTConfig, layout_changes
 
 # %% auto #0
-__all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'TOKENIZER_FILE', 'TOKENIZER_FILES',
-           'config_from_hf', 'hf_config', 'clean_state_dict', 'from_hf_state_dict', 'to_hf_state_dict', 'hub_cache',
-           'pretrained_files', 'read_weights', 'from_pretrained', 'save_pretrained', 'save_tokenizer',
-           'hf_tokenizer_config']
+__all__ = ['GPT2_SIZES', 'HF_REPOS', 'CONFIG_FILE', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'TOKENIZER_FILE',
+           'TOKENIZER_FILES', 'config_from_hf', 'hf_config', 'clean_state_dict', 'from_hf_state_dict',
+           'to_hf_state_dict', 'hub_cache', 'pretrained_files', 'read_weights', 'from_pretrained', 'save_pretrained',
+           'save_tokenizer', 'hf_tokenizer_config']
 
 # %% ../nbs/08_gpt2.ipynb #0998e18a
 GPT2_SIZES = {  # OpenAI's GPT-2s: (n_layer, n_head, n_embd); each with 50,257 tokens, context 1,024
     'gpt2': (12, 12, 768), 'gpt2-medium': (24, 16, 1024), 'gpt2-large': (36, 20, 1280),
     'gpt2-xl': (48, 25, 1600)}
 HF_REPOS = {name: f'openai-community/{name}' for name in GPT2_SIZES}  # on the Hugging Face Hub
+CONFIG_FILE = 'config.json'  # the model's configuration, beside its weights
 WEIGHT_FILES = ('model.safetensors', 'pytorch_model.bin')  # either one, next to config.json
 CONV1D_WEIGHTS = ('attn.c_attn.weight', 'attn.c_proj.weight',  # stored (in, out) by GPT-2
                   'mlp.c_fc.weight', 'mlp.c_proj.weight')
@@ -174,7 +175,7 @@ def hub_cache() -> Path:
 
 
 def _hub_files(name: str) -> tuple[Path, Path]:
-    repo, files = HF_REPOS[name], ('config.json', 'model.safetensors')
+    repo, files = HF_REPOS[name], (CONFIG_FILE, 'model.safetensors')
     online_once = 'run once with network access (the files are then cached in ~/.cache/huggingface)'
     def instructions(how: str) -> str:
         return (f'{name} needs two files from https://huggingface.co/{repo}: config.json and '
@@ -208,14 +209,14 @@ def pretrained_files(name_or_path,  # a GPT-2 name, or a folder in the Hugging F
     path = Path(name_or_path)
     if path.is_dir():
         weights = [path / f for f in WEIGHT_FILES if (path / f).exists()]
-        if not (path / 'config.json').exists() or not weights:
+        if not (path / CONFIG_FILE).exists() or not weights:
             found = ', '.join(sorted(p.name for p in path.iterdir())[:10]) or 'nothing'
             hint = (' It holds a nanogpt checkpoint: use it with --init_from, or export it with '
                     'save_pretrained.' if (path / 'ckpt.pt').exists() else '')
             raise MissingError(f'{path} is not a GPT-2 checkpoint in the Hugging Face layout: '
                                f'it needs config.json and {" or ".join(WEIGHT_FILES)}; '
                                f'it holds {found}.{hint}')
-        return path / 'config.json', weights[0]
+        return path / CONFIG_FILE, weights[0]
     if str(name_or_path) in GPT2_SIZES: return _hub_files(str(name_or_path))
     raise MissingError(f'{name_or_path!r} is neither a folder nor one of {", ".join(GPT2_SIZES)}.')
 
@@ -302,7 +303,7 @@ def save_pretrained(model: GPT,  # our model
     buffer = save(to_hf_state_dict(model), metadata={'format': 'pt'})
     atomic_write_bytes(path / 'model.safetensors', buffer)
     config_text = json.dumps(hf_config(model.config), indent=2) + '\n'
-    atomic_write_bytes(path / 'config.json', config_text.encode())
+    atomic_write_bytes(path / CONFIG_FILE, config_text.encode())
     if tokenizer is not None: save_tokenizer(path, tokenizer)
     return path
 

@@ -22,8 +22,8 @@ from tqdm.auto import tqdm
 from tqdm.std import tqdm as text_bar
 
 from .chat import add_tokens
-from .checkpoint import build_model, lineage, load_checkpoint, load_weights
-from .config import SCRATCH_SHAPE, SHAPE_KEYS, TrainConfig
+from .checkpoint import RunFolder, build_model, lineage, load_checkpoint, load_weights
+from .config import SHAPE_KEYS, TrainConfig, run_config
 from .errors import ConfigError, DataError, MissingError, NanoGPTError, describe
 from .evaluate import evaluate_run
 from .files import atomic_write_bytes, moved
@@ -277,12 +277,11 @@ def start_model(cfg: TrainConfig,  # the run's settings
     keep = dict(dropout=cfg.dropout, gradient_checkpointing=cfg.gradient_checkpointing)
     checkpoint, keys = None, {}
     if cfg.init_from == 'scratch':
-        shape = {k: getattr(cfg, k) if getattr(cfg, k) is not None else v
-                 for k, v in SCRATCH_SHAPE.items()}
-        model = GPT(GPTConfig(vocab_size=meta['vocab_size'], **shape, **keep))
+        model = GPT(run_config(cfg, meta['vocab_size']))  # the settings notebook's shape
     elif cfg.init_from == 'resume':
-        path = Path(cfg.out_dir) / 'ckpt.pt'
-        if not path.exists() and (Path(cfg.out_dir) / 'config.json').exists():
+        run = RunFolder(cfg.out_dir)
+        path = run.last
+        if not path.exists() and run.config.exists():
             raise MissingError(f'{cfg.out_dir} holds a run stopped before its first checkpoint: '
                                'there is nothing to resume. Start it again without '
                                '--init_from=resume (the folder is reused).')
@@ -409,7 +408,7 @@ class RunLock:
         if self.created and folder.is_dir() and not any(folder.iterdir()): folder.rmdir()
 
 
-RUN_FILES = ('ckpt.pt', 'best.pt', 'log.jsonl', 'eval.json')  # what a run leaves in its out_dir
+RUN_FILES = RunFolder.FILES  # what a run leaves in its out_dir besides its settings
 
 
 def claim_out_dir(cfg: TrainConfig,  # the run's settings
@@ -521,7 +520,8 @@ def _clear_out_dir(run):  # a Run, on its main process
     log = out_dir / 'log.jsonl'
     if os.path.lexists(log): os.close(open_in_run(log, os.O_WRONLY | os.O_APPEND))  # refused now
     # a save killed midway
-    leftovers = [p for name in (*RUN_FILES, 'config.json') for p in out_dir.glob(f'{name}.*.tmp*')]
+    names = (*RUN_FILES, RunFolder.CONFIG)
+    leftovers = [p for name in names for p in out_dir.glob(f'{name}.*.tmp*')]
     for path in leftovers: path.unlink()
     if leftovers:
         run.say(f'removed {len(leftovers)} temporary file(s) that a save cut short left in '
@@ -548,8 +548,7 @@ def start_files(run):  # a Run, on its main process
     if run.cfg.init_from == 'resume' and (dropped := reconcile_log(run.out_dir, run.iter_num)):
         run.say(f'log.jsonl: dropped {dropped} lines written after the checkpoint of iteration '
                 f'{run.iter_num} (they are redone now)')
-    config = (json.dumps(run.resolved_config, indent=1) + '\n').encode()
-    atomic_write_bytes(run.out_dir / 'config.json', config)
+    RunFolder(run.out_dir).write_config(run.resolved_config)
     if run.cfg.wandb_log: _start_wandb(run)
 
 # %% ../nbs/engine/10_runs.ipynb #6cdd72c6
@@ -579,20 +578,19 @@ def closing_evaluation(out_dir,  # the finished run's folder
     began = time.perf_counter()
     evaluation = evaluate_run(out_dir, 'val', device=device, dataset_dir=dataset_dir)
     _remember_closing_cost(out_dir, device, evaluation, time.perf_counter() - began)
-    atomic_write_bytes(Path(out_dir) / 'eval.json',
-                       (json.dumps(evaluation, indent=1) + '\n').encode())
+    RunFolder(out_dir).write_eval(evaluation, merge=False)  # new weights: earlier figures go
     append_line(Path(out_dir) / 'log.jsonl', json.dumps({'iter': iter_num, **evaluation}))
     return evaluation
 
 
 def saved_iteration(out_dir,  # a run's out_dir
                    ) -> str:
-    """What out_dir/ckpt.pt holds, in words, read through the checkpoint notebook's
-    `load_checkpoint` (which also verifies it)"""
-    path = Path(out_dir) / 'ckpt.pt'
-    if not path.exists(): return f'no checkpoint was written to {out_dir}'
-    try: return f"{path} holds iteration {load_checkpoint(path)['iter_num']:,}"
-    except NanoGPTError: return f'{path} could not be read'
+    """What out_dir/ckpt.pt holds, in words: its iteration, read from its header (the checkpoint
+    notebook's `RunFolder`), no weights read"""
+    run = RunFolder(out_dir)
+    if not run.last.exists(): return f'no checkpoint was written to {out_dir}'
+    try: return f"{run.last} holds iteration {run.header()['iter_num']:,}"
+    except (NanoGPTError, KeyError, TypeError): return f'{run.last} could not be read'
 
 
 # %% ../nbs/engine/10_runs.ipynb #a3467f46

@@ -8,7 +8,8 @@ from __future__ import annotations
 import functools
 import math
 import time
-from dataclasses import fields, replace
+from dataclasses import asdict
+from types import SimpleNamespace
 
 import torch
 
@@ -253,11 +254,16 @@ def _pick_shape(cfg: TrainConfig,  # settings with a time_budget
                 vocab_size: int,  # the tokenizer's
                 measure,  # as for `budget_shape`
                 shapes=BUDGET_SHAPES,  # the candidates, (n_layer, n_embd) pairs
-               ) -> TrainConfig:
-    "`cfg` in the rule's shape among `shapes`, with its short-run settings"
+               ) -> dict:
+    "The rule's shape among `shapes`, with its short-run settings, less what the flags set"
     chosen = budget_shape(cfg.time_budget, device, vocab_size, shapes=shapes, measure=measure,
                           batch_size=cfg.batch_size, optimizer=cfg.optimizer)
-    return replace(cfg, **{k: v for k, v in chosen.items() if k not in explicit})
+    return {k: v for k, v in chosen.items() if k not in explicit}
+
+
+def _with(cfg: TrainConfig, chosen: dict) -> SimpleNamespace:
+    "`cfg` as the budget's choices so far would leave it: a view to plan with, not a run's config"
+    return SimpleNamespace(**{**asdict(cfg), **chosen})
 
 
 def fit_budget(cfg: TrainConfig,  # settings with a time_budget
@@ -271,8 +277,7 @@ def fit_budget(cfg: TrainConfig,  # settings with a time_budget
                closing_eval: bool = True,
               ):
     "The settings a time budget sets: `budget_shape`'s shape unless asked, time left, evaluations"
-
-    before = cfg
+    chosen = {}  # field -> value, for `resolve_run` to apply
     meta = load_meta(dataset_dir)
     layout = {k: getattr(cfg, k) for k in LAYOUT_KEYS
               if getattr(cfg, k) not in (None, getattr(GPTConfig, k))}
@@ -285,39 +290,39 @@ def fit_budget(cfg: TrainConfig,  # settings with a time_budget
     measure = _timed(functools.partial(shape_throughput, layout=layout), spent)
     vocab_size = meta['vocab_size']
     if by_rule:
-        cfg = _pick_shape(cfg, explicit, device, vocab_size, measure)
-        measuring = sum(spent)
+        chosen.update(_pick_shape(cfg, explicit, device, vocab_size, measure))
+        measuring, picked = sum(spent), _with(cfg, chosen)
         when = f'measured in {measuring:.1f} s'
         if measuring < 0.05: when = 'measured here before'  # every candidate's speed cached
         say(f"the shape for {cfg.time_budget:,.0f} seconds on this machine, {when}: "
-            f"{cfg.n_layer} layers of {cfg.n_embd} channels "
+            f"{picked.n_layer} layers of {picked.n_embd} channels "
             f"(the speed notebook's rule; pass --n_layer, --n_embd, ... to choose)", flush=True)
     reserve_tokens = cfg.reserve_tokens or 2 * meta['tokens']['val']  # eval.json's windows
-    cfg = replace(cfg, reserve_tokens=reserve_tokens if closing_eval else 0)  # 0: trains to its end
+    chosen['reserve_tokens'] = reserve_tokens if closing_eval else 0  # 0: trains to its end
     # the budget counts from the command's start
     left = cfg.time_budget - (time.monotonic() - started)
-    shape = _shape_of(cfg)
+    shape = _shape_of(_with(cfg, chosen))
     known = cfg.init_from == 'scratch' and None not in shape.values()
     speed = cached_throughput(shape, device, vocab_size, layout) if known else None
     if speed:  # measured already (the shape just picked is): its evaluations planned to fit
-        try: planned = plan_evaluations(cfg, left, speed, explicit, closing_cost(device))
+        cost = closing_cost(device)
+        try: planned = plan_evaluations(_with(cfg, chosen), left, speed, explicit, cost)
         except ConfigError:  # too few steps in that shape: the smallest, whose advice then stands
-            smallest = cfg
+            smallest = chosen
             if by_rule:
-                smallest = _pick_shape(cfg, explicit, device, vocab_size, measure,
-                                       shapes=(smallest_shape(cfg.batch_size, vocab_size),))
-            speed = cached_throughput(_shape_of(smallest), device, vocab_size, layout)
-            if smallest == cfg or not speed: raise
-            cfg = smallest
-            say(f'that leaves too few steps: the smallest shape instead, {cfg.n_layer} layers of '
-                f'{cfg.n_embd} channels', flush=True)
-            planned = plan_evaluations(cfg, left, speed, explicit, closing_cost(device))
-        if planned['eval_iters'] != cfg.eval_iters:
+                smallest = {**chosen, **_pick_shape(cfg, explicit, device, vocab_size, measure,
+                                                    shapes=(smallest_shape(cfg.batch_size,
+                                                                           vocab_size),))}
+            speed = cached_throughput(_shape_of(_with(cfg, smallest)), device, vocab_size, layout)
+            if smallest == chosen or not speed: raise
+            chosen = smallest
+            say(f"that leaves too few steps: the smallest shape instead, {chosen['n_layer']} "
+                f"layers of {chosen['n_embd']} channels", flush=True)
+            planned = plan_evaluations(_with(cfg, chosen), left, speed, explicit, cost)
+        if planned['eval_iters'] != _with(cfg, chosen).eval_iters:
             say(f"evaluations of {planned['eval_iters']} batches per split (--eval_iters), to fit",
                 flush=True)
-        cfg = replace(cfg, **planned)
-    cfg = replace(cfg, time_budget=max(left, 1.0))
-    return {f.name: getattr(cfg, f.name) for f in fields(cfg)
-            if getattr(cfg, f.name) != getattr(before, f.name)}
-
+        chosen.update(planned)
+    chosen['time_budget'] = max(left, 1.0)
+    return {k: v for k, v in chosen.items() if v != getattr(cfg, k)}
 

@@ -41,7 +41,7 @@ from nanogpt.runs import (  # the engine room's Run folders
 )
 
 from . import runs, runtime
-from .checkpoint import read_run_config, save_checkpoint
+from .checkpoint import RunFolder, save_checkpoint
 from .data import BatchLoader, load_meta
 from .evaluate import estimate_losses
 from .files import moved, rng_state, set_rng_state
@@ -467,14 +467,15 @@ def _fits(value, annotation: str) -> bool:
 
 def saved_config(out_dir) -> TrainConfig:  # a run's out_dir
     "The `TrainConfig` a run saved in its config.json (keys of other versions left out)"
-    path = Path(out_dir) / 'config.json'
+    run = RunFolder(out_dir)
+    path = run.config
     restore = "the run's folder is damaged; restore the file from a copy of the run."
-    saved = read_run_config(out_dir, restore)
+    saved = run.read_config(restore)
     if saved is None: raise MissingError(f'{path} is missing: pass the out_dir of a run.')
     known = [f for f in fields(TrainConfig) if f.name in saved]
     wrong = [f.name for f in known if not _fits(saved[f.name], f.type)]
     if wrong:
-        raise DataError(f"{path} is not the config.json a run writes ({', '.join(wrong)} of the "
+        raise DataError(f"{path} is not the {run.CONFIG} a run writes ({', '.join(wrong)} of the "
                         f'wrong type): {restore}')
     return TrainConfig(**{f.name: saved[f.name] for f in known})
 
