@@ -10,7 +10,7 @@ from pathlib import Path
 
 LAYERS = {  # bottom to top
     'base': ('errors', 'files', 'runtime', 'checks'),  # errors, files and hashes, random state, optional imports; the machine
-    'model and data': ('tokenizers', 'data', 'corpus', 'bigram', 'modern', 'attention', 'model', 'checkpoint', 'pretrained', 'chat'),
+    'model and data': ('tokenizers', 'data', 'corpus', 'bigram', 'modern', 'attention', 'model', 'checkpoint', 'pretrained', 'chat', 'tools'),
     'training and inference': ('runs', 'train', 'align', 'shape', 'config', 'memory', 'distributed', 'lora', 'sample', 'evaluate', 'tasks', 'harness', 'export', 'talk', 'guard', 'serve', 'inference', 'jobs'),
     'command line': ('cli', 'bench', '__main__', '__init__'),  # the package's front door imports what it attaches
 }
