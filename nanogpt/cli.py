@@ -103,10 +103,13 @@ def _add_bench(sub):
     p = sub.add_parser('bench', help='run a benchmark and print its figures',
                        description='Benchmarks print figures measured side by side in one run; '
                                    'they never assert on time.')
-    p.add_argument('name', choices=['loader', 'model', 'sample', 'ref', 'gpu'],
+    p.add_argument('name', choices=['loader', 'model', 'sample', 'infer', 'ref', 'gpu'],
                    help='loader: our batch loader against re-opening the memmap per batch; '
                         'model: GPT forward+backward against the lecture-style model; sample: '
-                        'generation with and without the KV cache; ref: nanoGPT itself (a '
+                        'generation with and without the KV cache; infer: greedy decoding '
+                        'against transformers on the same weights, ours in float32, bfloat16 '
+                        'and int8, up to GPT-2 124M at batch 1, 8 and 32, each beside the bound '
+                        'memory bandwidth sets; ref: nanoGPT itself (a '
                         'checkout given by --ref) against ours, alternating, in training on its '
                         'CPU recipe (speed, time to its loss, full-split loss) and sampling, as '
                         "one table of ratios; gpu: nanoGPT's GPU recipe in GPT-2's layout and in "
@@ -135,6 +138,7 @@ def _run_bench(args):
     if args.name == 'loader': bench.bench_loader(args.data_dir, args.seconds)
     elif args.name == 'model': bench.bench_model(args.seconds)
     elif args.name == 'sample': bench.bench_sample()
+    elif args.name == 'infer': bench.bench_infer()
     elif args.name == 'gpu': bench.gpu_table(bench.bench_gpu(args.data_dir))
     else:
         src = Path(args.data_dir) / 'shakespeare_char' / 'input.txt'
