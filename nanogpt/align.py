@@ -17,7 +17,7 @@ from . import chat
 from .chat import _alpaca, answer_of, check_conversation, is_correct, render_conversation
 from .corpus import PREFERENCE_URL
 from .errors import ConfigError, DataError, MissingError
-from .sample import Engine, Sampling
+from .sample import Sampling, decode_rows
 
 # %% auto #0
 __all__ = ['sample_replies', 'token_logprobs', 'sequence_logprobs', 'pad_batch', 'frozen_reference', 'dpo_loss',
@@ -33,18 +33,11 @@ def sample_replies(model,  # a GPT
                    max_new_tokens: int = 32,  # the longest reply
                    slots: int = 64,  # replies decoded side by side
                   ) -> list[list[int]]:
-    "The ids each prompt's reply adds, its stop token last when it wrote one (lesson 07's Engine)"
-    was_training = model.training
-    model.eval()
-    engine, rows, queue = Engine(model, slots=slots), [], list(enumerate(prompts))
-    while queue or engine.rows:
-        while queue and len(engine.rows) < slots:
-            i, prompt = queue.pop(0)
-            generator = torch.Generator().manual_seed(seed * 1_000_003 + i)
-            rows.append(engine.add(prompt, sampling, generator, [stop], max_new_tokens))
-        engine.step()
-    model.train(was_training)
-    return [row.seq[len(p):] for row, p in zip(rows, prompts)]
+    "The ids each prompt's reply adds, its stop token last when it wrote one (`decode_rows`)"
+    rows = [(prompt, sampling, torch.Generator().manual_seed(seed * 1_000_003 + i), [stop],
+             max_new_tokens) for i, prompt in enumerate(prompts)]
+    replies = dict(decode_rows(model, rows, slots))
+    return [replies[i] for i in range(len(prompts))]
 
 # %% ../nbs/17_align.ipynb #ecb49884
 def token_logprobs(model,  # a GPT

@@ -33,8 +33,8 @@ from .train import build_optimizer, configure_optimizer, train_step
 
 # %% auto #0
 __all__ = ['BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'CPU_MARGIN', 'param_count', 'optimizer_bytes', 'measure_step',
-           'saved_bytes', 'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak', 'kv_cache_bytes',
-           'fitting_settings', 'memory_report', 'run_memory_estimate', 'dry_run', 'check_memory']
+           'saved_bytes', 'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak', 'fitting_settings',
+           'memory_report', 'run_memory_estimate', 'dry_run', 'check_memory', 'kv_cache_bytes']
 
 # %% ../nbs/engine/05_memory.ipynb #978cbe52
 # bytes per element of each dtype a run computes in
@@ -251,15 +251,10 @@ def measure_peak(model: GPT,  # a model on the CPU, in training mode
     return peak.peak - start
 
 # %% ../nbs/engine/05_memory.ipynb #f8fa42b5
-def kv_cache_bytes(config: GPTConfig,  # the model's shape
-                   batch_size: int,  # sequences sampled at once
-                   dtype: str = 'float32',  # the dtype the attention layers compute in
-                   # positions cached (None: the whole context, config.block_size)
-                   length: int | None = None,
-                  ) -> int:
-    "Bytes of the keys and values a KV cache holds for `length` positions of `batch_size` sequences"
-    positions = length or config.block_size
-    return 2 * config.n_layer * batch_size * positions * config.n_embd * BYTES[dtype]
+# the count lives with the caches it counts, in lesson 07's `nanogpt.sample`; importable from here
+from .sample import kv_cache_bytes  # noqa: E402
+
+_all_ = ['kv_cache_bytes']
 
 # %% ../nbs/engine/05_memory.ipynb #509039c2
 def fitting_settings(config: GPTConfig,  # the model, with its gradient_checkpointing

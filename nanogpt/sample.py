@@ -8,6 +8,8 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from typing import Iterator
 
@@ -17,15 +19,15 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 
 from .errors import ConfigError
-from .model import GPT, LAYER_NORM_EPS, MLP, Block, LayerNorm
+from .model import GPT, LAYER_NORM_EPS, MLP, Block, GPTConfig, LayerNorm
 from .modern import Attention
 
 # %% auto #0
 __all__ = ['GREEDY_BELOW', 'MAX_STOPS', 'MAX_STOP_CHARS', 'SAMPLING_RULES', 'apply_repetition_penalty', 'filter_logits',
            'sample_next', 'SamplingError', 'brief_repr', 'setting', 'Sampling', 'sampling_of', 'check_sampling_value',
            'check_stops', 'seeded_generator', 'window_start', 'KVCache', 'plain', 'Twin', 'Decoder', 'RowCaches',
-           'RowCache', 'rows_mix', 'Row', 'Engine', 'generate_stream', 'generate', 'held_back', 'TextStream',
-           'sample_text', 'sampling_sliders', 'keep_min_p']
+           'RowCache', 'kv_cache_bytes', 'rows_mix', 'Row', 'Engine', 'eval_mode', 'generate_stream', 'generate',
+           'decode_rows', 'held_back', 'TextStream', 'sample_text', 'sampling_sliders', 'keep_min_p']
 
 # %% ../nbs/07_sampling.ipynb #6b650b8a
 def apply_repetition_penalty(logits: torch.Tensor,  # (B, V)
@@ -212,7 +214,8 @@ def window_start(length: int,  # tokens so far
 
 # %% ../nbs/07_sampling.ipynb #19302872
 class KVCache:
-    "The keys and values one attention layer has seen, in buffers allocated once, filled in place"
+    """The keys and values one attention layer has seen, in buffers allocated once, filled in place:
+    one sequence's plain cache, which the engine's `RowCaches` is proven equal to"""
     # every row may attend to every cached position (lesson 12's batched cache sets a mask per row)
     mask = None
 
@@ -389,6 +392,18 @@ class RowCache:
         L = c.mask.size(-1)
         return keys[:, :, :L], values[:, :, :L]  # (B, nh, L, hs) views
 
+# %% ../nbs/07_sampling.ipynb #067acd3e
+def kv_cache_bytes(config: GPTConfig,  # the model's shape
+                   batch_size: int,  # sequences cached at once: an engine's slots
+                   dtype='float32',  # what the caches hold: a torch dtype, or its name
+                   length: int | None = None,  # positions cached (None: the whole context)
+                  ) -> int:
+    "Bytes of the keys and values a KV cache holds for `length` positions of `batch_size` sequences"
+    dtype = getattr(torch, dtype) if isinstance(dtype, str) else dtype
+    positions = length or config.block_size
+    # keys and values, (B, nh, T, hs) each, in every layer
+    return 2 * config.n_layer * batch_size * positions * config.n_embd * dtype.itemsize
+
 # %% ../nbs/07_sampling.ipynb #e46a0006
 def rows_mix(model) -> bool:
     "Whether a row's numbers in a batched pass depend on the others (int8 scales over the batch)"
@@ -554,6 +569,15 @@ def _draw(rows: list,  # rows that share one `Sampling` and one generator
     return sample_next(logits, sampling, rows[0].generator)[:, 0].tolist()
 
 # %% ../nbs/07_sampling.ipynb #17b9a040
+@contextmanager
+def eval_mode(model):  # a GPT, or any module
+    "The model in eval mode inside the `with` block, and back in the mode it was in after"
+    was_training = model.training
+    model.eval()
+    try: yield model
+    finally: model.train(was_training)
+
+
 @torch.inference_mode()
 def generate_stream(model,  # a GPT
                     idx: torch.Tensor,  # (B, T) prompt ids
@@ -571,9 +595,7 @@ def generate_stream(model,  # a GPT
     check_sampling_value('max_new_tokens', max_new_tokens)
     if idx.dim() != 2 or idx.size(1) == 0:
         raise ConfigError('The prompt must be a (batch, time) tensor with at least one token.')
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_mode(model):
         engine = Engine(model, slots=idx.size(0), use_cache=use_cache, row_by_row=False)
         rows = [engine.add(ids, sampling, generator, max_new_tokens=max_new_tokens)
                 for ids in idx.tolist()]
@@ -585,14 +607,37 @@ def generate_stream(model,  # a GPT
             yield torch.tensor([[row.seq[-1]] for row in rows], device=idx.device)  # (B, 1)
             stopped = [s or row.seq[-1] in stop for s, row in zip(stopped, rows)]
             if all(stopped): break
-    finally:
-        model.train(was_training)
 
 
 def generate(model, idx: torch.Tensor, max_new_tokens: int, sampling: Sampling | None = None,
              **kwargs) -> torch.Tensor:
     "The prompt `idx` (B, T) and up to `max_new_tokens` new tokens; arguments as `generate_stream`"
     return torch.cat([idx, *generate_stream(model, idx, max_new_tokens, sampling, **kwargs)], dim=1)
+
+# %% ../nbs/07_sampling.ipynb #10673402
+@torch.inference_mode()  # a row that ends early moves the caches, which are inference tensors
+def decode_rows(model,  # a GPT (or what `Engine` takes)
+                prompts: list,  # each a tuple of `Engine.add`'s arguments: (ids, sampling, ...)
+                slots: int = 16,  # the most rows decoded together
+                until=None,  # (k, the tokens added so far) -> True ends prompt k's row now
+               ) -> Iterator[tuple[int, list]]:
+    """(k, the tokens prompt k's row added, its stop token last if it made one) as each row
+    finishes; the prompts wait in a queue for a free slot; the model is in eval mode"""
+    if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
+        raise ConfigError(f'slots is a whole number >= 1; got {slots!r}.')
+    waiting, running = deque(enumerate(prompts)), []  # running: (k, prompt length, row)
+    with eval_mode(model):
+        engine = Engine(model, slots=slots)
+        while waiting or running:
+            while waiting and len(engine.rows) < slots:
+                k, prompt = waiting.popleft()
+                running.append((k, len(prompt[0]), engine.add(*prompt)))
+            engine.step()
+            for k, n, row in running:
+                if row.error is not None: raise row.error
+                if until is not None and not row.done and until(k, row.seq[n:]): engine.remove(row)
+            yield from ((k, row.seq[n:]) for k, n, row in running if row.done)
+            running = [(k, n, row) for k, n, row in running if not row.done]
 
 # %% ../nbs/07_sampling.ipynb #9826b33f
 def held_back(text: str,  # the text so far

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import html
 import json
-import math
 import re
 import secrets
 import threading
@@ -47,7 +46,7 @@ from .errors import ConfigError, DataError, describe
 from .export import quantize_model
 from .files import moved, require
 from .runtime import available_memory, human
-from .sample import Engine, Row, Sampling, TextStream
+from .sample import Engine, Row, Sampling, TextStream, kv_cache_bytes
 from .talk import fit_prompt, stop_ids
 
 __getattr__ = moved(__name__, {'held_back': 'nanogpt.sample'})  # the server's until lesson 07's
@@ -70,9 +69,7 @@ def check_cache_memory(model,  # a GPT
     "A one-line error when the KV caches of `slots` rows would not fit in the memory free"
     config, param = model.config, next(model.parameters())
     dtype = param.dtype if param.is_floating_point() else torch.float32
-    # (S, nh, T, hs)
-    shape = (slots, config.n_head, config.block_size, config.n_embd // config.n_head)
-    needed = 2 * config.n_layer * math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+    needed = kv_cache_bytes(config, slots, dtype)  # lesson 07's count of the engine's caches
     free = available_memory(str(param.device))
     if free is not None and needed > free:
         raise ConfigError(f'slots={slots}: the KV caches would take {human(needed)}, more than the '

@@ -25,7 +25,7 @@ from nanogpt.chat import (
 from .checkpoint import load_model
 from .errors import ConfigError, DataError, MissingError, describe
 from .evaluate import accuracy_table
-from .sample import Engine, Sampling, check_sampling_value
+from .sample import Sampling, check_sampling_value, decode_rows, eval_mode
 from .talk import fit_prompt, stop_ids
 
 # %% auto #0
@@ -87,7 +87,7 @@ def _score_rows(model,  # a GPT in eval mode
 
 # %% ../nbs/16_tasks.ipynb #c3c75d22
 @torch.no_grad()
-def continuation_logprobs(model,  # a GPT in eval mode
+def continuation_logprobs(model,  # a GPT
                           tokenizer,  # its tokenizer (any nanogpt tokenizer)
                           pairs: list,  # [(context: str, continuation: str), ...]
                           batch_size: int = 16,  # pairs scored in one forward pass
@@ -97,11 +97,9 @@ def continuation_logprobs(model,  # a GPT in eval mode
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError(f'batch_size is a whole number >= 1; got {batch_size!r}.')
     rows = [pair_ids(tokenizer, p, model.config.block_size) for p in pairs]
-    was_training = model.training
-    model.eval()
-    try: scored = [s for i in range(0, len(rows), batch_size)
-                   for s in _score_rows(model, rows[i:i + batch_size])]
-    finally: model.train(was_training)
+    with eval_mode(model):
+        scored = [s for i in range(0, len(rows), batch_size)
+                  for s in _score_rows(model, rows[i:i + batch_size])]
     return [{'logprob': logprob, 'tokens': n, 'bytes': len(after.encode('utf-8')),
              'chars': len(after), 'greedy': greedy}
             for (_, after), (_, n), (logprob, greedy) in zip(pairs, rows, scored)]
@@ -276,33 +274,25 @@ def cut_at(text: str,  # what was generated so far
     return min((i for i in (text.find(s) for s in stops) if i >= 0), default=None)
 
 
-@torch.inference_mode()  # the engine's caches are inference tensors, a row leaving moves them
-def answers_until(model,  # a GPT in eval mode
+def answers_until(model,  # a GPT
                   tokenizer,  # its tokenizer
                   # (prompt ids, Sampling, the most new tokens, stop strings) of each answer
                   requests: list,
                   ends: frozenset,  # token ids that end an answer (left out of its text)
                   slots: int = 16,  # answers decoded side by side
                  ) -> list[str]:
-    "Each request's text, up to its first stop string, decoded together on lesson 07's `Engine`"
-    engine, out = Engine(model, slots=slots), [None] * len(requests)
-    waiting, rows = list(enumerate(requests)), []
-    while waiting or rows:
-        while waiting and len(rows) < slots:
-            k, (ids, sampling, most, until) = waiting.pop(0)
-            rows.append((engine.add(ids, sampling, None, ends, most), k, len(ids), until))
-        engine.step()
-        for row, k, start, until in rows:
-            if row.error is not None: raise row.error
-            text = tokenizer.decode([t for t in row.seq[start:] if t not in ends])
-            cut = cut_at(text, until)
-            if cut is not None: engine.remove(row)
-            if row.done: out[k] = text[:cut]
-        rows = [r for r in rows if not r[0].done]
+    "Each request's text, up to its first stop string, decoded together by `decode_rows`"
+    def text(tokens): return tokenizer.decode([t for t in tokens if t not in ends])
+    def stopped(k, tokens): return cut_at(text(tokens), requests[k][3]) is not None
+    prompts = [(ids, sampling, None, ends, most) for ids, sampling, most, _ in requests]
+    out = [None] * len(requests)
+    for k, tokens in decode_rows(model, prompts, slots, stopped):
+        answer = text(tokens)
+        out[k] = answer[:cut_at(answer, requests[k][3])]
     return out
 
 # %% ../nbs/16_tasks.ipynb #ffe1fa6d
-def greedy_answer(model,  # a GPT in eval mode
+def greedy_answer(model,  # a GPT
                   tokenizer,  # its tokenizer
                   prompt: str,  # the question
                   max_new_tokens: int = 32,  # the longest answer, in tokens
@@ -335,16 +325,18 @@ def exact_match(model,  # a GPT
                 tokenizer,  # its tokenizer
                 items: list,  # [{'prompt': str, 'answer': str}, ...]
                 max_new_tokens: int = 32,  # the longest answer, in tokens
+                slots: int = 16,  # answers decoded side by side
                ) -> dict:
     """'acc' (the share answered exactly), 'n', 'chance' (0) and 'examples' (each with its
     'reply'); an item's 'until' (strings that end its answer) replaces the newline"""
     items = [check_exact_item(it, f'item {k}') for k, it in enumerate(items)]
     if not items: raise ConfigError('No items to score: pass a list of exact-match items.')
-    was_training = model.training
-    model.eval()
-    try: replies = [greedy_answer(model, tokenizer, it['prompt'], max_new_tokens,
-                                  it.get('until', ('\n',))) for it in items]
-    finally: model.train(was_training)
+    # (ids, stop ids) of each question: the stop ids are the tokenizer's, the same for all
+    asked = [_prompt_ids(tokenizer, it['prompt']) for it in items]
+    greedy = Sampling(temperature=0.0)
+    requests = [(ids, greedy, max_new_tokens, list(it.get('until', ('\n',))))
+                for (ids, _), it in zip(asked, items)]
+    replies = answers_until(model, tokenizer, requests, asked[0][1], slots)
     examples = [{**it, 'reply': r, 'correct': r.strip() == it['answer'].strip()}
                 for it, r in zip(items, replies)]
     return {'acc': float(np.mean([e['correct'] for e in examples])), 'n': len(examples),
@@ -369,22 +361,7 @@ def _asked(tokenizer, messages: list, block_size: int, room: int) -> tuple:
         return asking[-1]['content'], None
 
 
-def _replies(engine: Engine, slots: int, prompts: list, stops, max_new_tokens: int) -> dict:
-    "{k: the greedy reply's ids} for each (k, prompt ids) of `prompts`, decoded together as rows"
-    greedy, waiting, rows, replies = Sampling(temperature=0), list(prompts), [], {}
-    while waiting or rows:
-        while waiting and len(rows) < slots:
-            k, ids = waiting.pop(0)
-            rows.append((engine.add(ids, greedy, None, stops, max_new_tokens), k, len(ids)))
-        engine.step()
-        for row, k, start in [r for r in rows if r[0].done]:
-            if row.error is not None: raise row.error
-            replies[k] = [t for t in row.seq[start:] if t not in stops]
-        rows = [r for r in rows if not r[0].done]
-    return replies
-
 # %% ../nbs/16_tasks.ipynb #403e50bb
-@torch.no_grad()
 def answer_accuracy(model,  # a GPT whose tokenizer has a chat template
                     tokenizer,  # its tokenizer
                     conversations: list,  # [[{'role', 'content'}, ...]], each ending in its answer
@@ -397,17 +374,17 @@ def answer_accuracy(model,  # a GPT whose tokenizer has a chat template
     stops = stop_ids(tokenizer)
     max_new_tokens = check_sampling_value('max_new_tokens', max_new_tokens)
     if not conversations: raise ConfigError('No conversations to answer: pass a file of them.')
-    engine = Engine(model, slots=slots)
-    room = min(max_new_tokens, engine.block_size // 2)
+    block_size = model.config.block_size
+    room = min(max_new_tokens, block_size // 2)
     asked = []
     for k, messages in enumerate(conversations, 1):
-        try: asked.append(_asked(tokenizer, messages, engine.block_size, room))
+        try: asked.append(_asked(tokenizer, messages, block_size, room))
         except DataError as e: raise DataError(f'Conversation {k}: {e}') from None
-    prompts = [(k, ids) for k, (_, ids) in enumerate(asked) if ids is not None]
-    was_training = model.training
-    model.eval()
-    try: replies = _replies(engine, slots, prompts, stops, max_new_tokens)
-    finally: model.train(was_training)
+    fitting = [k for k, (_, ids) in enumerate(asked) if ids is not None]  # in the context
+    greedy = Sampling(temperature=0)
+    prompts = [(asked[k][1], greedy, None, stops, max_new_tokens) for k in fitting]
+    replies = {fitting[j]: [t for t in tokens if t not in stops]  # {k: the reply's ids}
+               for j, tokens in decode_rows(model, prompts, slots)}
     examples = []
     for k, ((question, _), messages) in enumerate(zip(asked, conversations)):
         reply = tokenizer.decode(replies[k]) if k in replies else None
