@@ -11,7 +11,7 @@ import numbers
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
-from typing import Iterator
+from typing import Callable, Iterator
 
 import torch
 import torch.nn as nn
@@ -424,6 +424,7 @@ class Row:
     error: Exception | None = None  # what ended it, if something failed
     slot: int = -1  # its row in the caches while it is in the engine
     filled: bool = False  # its window, all but the newest token, is in the caches
+    force: Callable | None = None  # seq -> ids written after its newest token (lesson 18: tools)
 
 # %% ../nbs/07_sampling.ipynb #e46a0007
 class Engine:
@@ -448,6 +449,8 @@ class Engine:
             generator: torch.Generator | None = None,
             stop_tokens=(),  # ids that end it (the stop token is its last)
             max_new_tokens: int | None = None,  # the most tokens to generate (None: until removed)
+            # seq -> ids written after a new token, not sampled: lesson 18's tool outputs
+            force: Callable | None = None,
            ) -> Row:
         "A new row for `ids`; it is prefilled and decoded from the next `step`"
         if len(self.rows) == self.caches.slots:
@@ -458,7 +461,8 @@ class Engine:
             raise ConfigError(f'Token ids must lie in [0, {V}) (vocab_size={V}), '
                               f'got ids from {min(ids)} to {max(ids)}.')
         row = Row(list(ids), sampling or Sampling(), generator, frozenset(stop_tokens),
-                  max_new_tokens, start=max(0, len(ids) - self.block_size), slot=len(self.rows))
+                  max_new_tokens, start=max(0, len(ids) - self.block_size), slot=len(self.rows),
+                  force=force)
         self.rows.append(row)
         return row
 
@@ -481,10 +485,16 @@ class Engine:
         tokens = self._sample(self._logits())
         out = list(zip(self.rows, tokens))
         for row, token in out:
-            if token is not None: row.seq.append(token)
-            row.generated += 1
-            if (token is None or token in row.stop_tokens
-                    or row.generated == row.max_new_tokens): self.remove(row)
+            forced = []
+            if token is not None:
+                row.seq.append(token)
+                if row.force is not None: forced = row.force(row.seq)
+            if forced:  # written, not sampled: they go through the model at the next step
+                row.seq += forced
+                row.filled = False
+            row.generated += 1 + len(forced)
+            ended = row.max_new_tokens is not None and row.generated >= row.max_new_tokens
+            if token is None or token in row.stop_tokens or ended: self.remove(row)
         return out
 
 # %% ../nbs/07_sampling.ipynb #e46a0009

@@ -48,6 +48,7 @@ from .files import moved, require
 from .runtime import available_memory, human
 from .sample import Engine, Row, Sampling, TextStream, kv_cache_bytes
 from .talk import fit_prompt, stop_ids
+from .tools import tool_runner
 
 __getattr__ = moved(__name__, {'held_back': 'nanogpt.sample'})  # the server's until lesson 07's
 # importable from here, as before they moved to nanogpt.guard
@@ -89,6 +90,7 @@ class Completion:
     generated: int = 0  # tokens generated so far
     cancelled: bool = False
     stop_tokens: frozenset = frozenset()  # ids that end it, never shown (a chat's <|end|>)
+    seen: int = 0  # the ids of its row handed out as text so far, the prompt's included
 
     def cancel(self): self.cancelled = True
 
@@ -102,6 +104,7 @@ class Scheduler:
         check_cache_memory(model, slots)
         self.engine = Engine(model, slots, row_by_row=row_by_row)
         self.tokenizer, self.block_size = tokenizer, model.config.block_size
+        self.tools = tool_runner(tokenizer)  # lesson 18: a call is answered as it closes
         self.row_by_row = self.engine.row_by_row
         # running: {Row: Completion}
         self.running, self.waiting, self.lock = {}, deque(), threading.Lock()
@@ -147,7 +150,9 @@ def _admit(self: Scheduler):
             seed = secrets.randbits(63) if c.seed is None else c.seed
             generator = sampling.seeded_generator(seed, self.engine.device)
             c.text = TextStream(self.tokenizer, c.stops)
-            row = self.engine.add(c.ids, c.sampling, generator, c.stop_tokens, c.max_tokens)
+            row = self.engine.add(c.ids, c.sampling, generator, c.stop_tokens, c.max_tokens,
+                                  self.tools)
+            c.seen = len(c.ids)
             self.running[row] = c
         except Exception as e: c.emit('error', describe(e))
 
@@ -190,7 +195,8 @@ def _advance(self: Scheduler, row: Row,
     if row.error is not None: raise row.error
     c.generated = row.generated
     stop_token = token in c.stop_tokens  # the end of a chat's turn: not text
-    delta = '' if stop_token else c.text.feed(token)
+    new, c.seen = row.seq[c.seen:], len(row.seq)  # a token; after a tool call, its output too
+    delta = '' if stop_token else ''.join(c.text.feed(t) for t in new)
     if delta: c.emit('text', delta)
     if c.text.stopped or row.done:
         self._end(row)  # before its client hears the end: /health no longer counts it running

@@ -16,6 +16,7 @@ from .chat import _render, chat_template, check_conversation, render_prompt
 from .errors import ConfigError, DataError
 from .model import GPT, GPTConfig
 from .sample import Engine, Sampling, TextStream, check_sampling_value, seeded_generator
+from .tools import final_reply, tool_runner
 
 # %% auto #0
 __all__ = ['stop_ids', 'toy_chat_model', 'fit_prompt', 'Conversation']
@@ -129,20 +130,25 @@ class Conversation:
 def _answer(self: Conversation, messages: list, ids: list) -> Iterator[str]:
     "The answer to the prompt `ids` in pieces; `messages` and the answer become the history"
     for left in list(self.engine.rows): self.engine.remove(left)  # an answer left unread
-    row = self.engine.add(ids, self.sampling, self.generator, self.stops, self.max_new_tokens)
-    text, said, self.finish_reason = TextStream(self.tok), [], None
+    row = self.engine.add(ids, self.sampling, self.generator, self.stops, self.max_new_tokens,
+                          tool_runner(self.tok))  # a tool call is answered as it closes (18)
+    text, said, self.finish_reason, seen = TextStream(self.tok), [], None, len(ids)
     try:
         while not row.done:
             self.engine.step()
             if row.error is not None: raise row.error
-            if row.seq[-1] in self.stops: break
-            said.append(text.feed(row.seq[-1]))
-            if said[-1]: yield said[-1]
+            new, seen = row.seq[seen:], len(row.seq)  # a token; after a call, its output too
+            if new[0] in self.stops: break
+            for token in new:
+                said.append(text.feed(token))
+                if said[-1]: yield said[-1]
         said.append(text.finish())
         if said[-1]: yield said[-1]
     finally: self.engine.remove(row)  # a reply cut short frees its row
     self.finish_reason = 'stop' if row.seq[-1] in self.stops else 'length'
-    answer = ''.join(said)
+    after = final_reply(self.tok, row.seq[len(ids):])  # the answer after its tool calls (18)
+    called = len(after) < len(row.seq) - len(ids)  # the history keeps that answer alone
+    answer = self.tok.decode([t for t in after if t not in self.stops]) if called else ''.join(said)
     # an empty answer is not kept: the template has no empty turn
     if answer.strip(): messages = messages + [{'role': 'assistant', 'content': answer}]
     self.messages = messages

@@ -27,6 +27,7 @@ from .errors import ConfigError, DataError, MissingError, describe
 from .evaluate import accuracy_table
 from .sample import Sampling, check_sampling_value, decode_rows, eval_mode
 from .talk import fit_prompt, stop_ids
+from .tools import final_reply, tool_runner
 
 # %% auto #0
 __all__ = ['WORD_END', 'HELLASWAG_COMMIT', 'HELLASWAG_URL', 'HELLASWAG_VAL_BLOB', 'pair_ids', 'continuation_logprobs',
@@ -382,9 +383,10 @@ def answer_accuracy(model,  # a GPT whose tokenizer has a chat template
         except DataError as e: raise DataError(f'Conversation {k}: {e}') from None
     fitting = [k for k, (_, ids) in enumerate(asked) if ids is not None]  # in the context
     greedy = Sampling(temperature=0)
-    prompts = [(asked[k][1], greedy, None, stops, max_new_tokens) for k in fitting]
-    replies = {fitting[j]: [t for t in tokens if t not in stops]  # {k: the reply's ids}
-               for j, tokens in decode_rows(model, prompts, slots)}
+    tools = tool_runner(tokenizer)  # a model that calls tools gets their outputs (lesson 18)
+    prompts = [(asked[k][1], greedy, None, stops, max_new_tokens, tools) for k in fitting]
+    replies = {fitting[j]: [t for t in final_reply(tokenizer, tokens) if t not in stops]
+               for j, tokens in decode_rows(model, prompts, slots)}  # {k: the answer's ids}
     examples = []
     for k, ((question, _), messages) in enumerate(zip(asked, conversations)):
         reply = tokenizer.decode(replies[k]) if k in replies else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import operator
 import random
+from typing import Callable
 
 from . import chat
 from .chat import SpecialTokenizer, chat_template, chat_tokenizer, check_conversation
@@ -16,8 +17,8 @@ from .errors import ConfigError, DataError
 # %% auto #0
 __all__ = ['MAX_SOURCE', 'MAX_TEXT', 'MAX_NUMBER', 'MAX_DEPTH', 'NAMES', 'OPERATORS', 'FUNCTIONS', 'REFUSED', 'TOOL_TOKENS',
            'PART_TYPES', 'TOOL_KINDS', 'FUNCTION_OF', 'Refused', 'run_tool', 'tool_tokenizer', 'tool_ids',
-           'check_tool_conversation', 'render_tool_conversation', 'answer_call', 'arithmetic_tasks', 'tool_kind',
-           'tool_call', 'with_tool']
+           'check_tool_conversation', 'render_tool_conversation', 'answer_call', 'tool_runner', 'final_reply',
+           'arithmetic_tasks', 'tool_kind', 'tool_call', 'with_tool']
 
 # %% ../nbs/18_tools.ipynb #e6342c1c
 MAX_SOURCE = 200  # characters of a call
@@ -209,6 +210,29 @@ def answer_call(tok: SpecialTokenizer,  # a tokenizer from tool_tokenizer
     except DataError:  # a character missing from the tokenizer, such as a digit
         written = tok.encode('error: the output holds a character this model cannot write')
     return [marks['output'], *written, marks['output_end']]
+
+# %% ../nbs/18_tools.ipynb #e9a1c002
+def tool_runner(tok,  # the model's tokenizer
+               ) -> Callable | None:
+    """The engine's `force` hook for `tok`: the output's ids after a row closes a call, else [];
+    None for a tokenizer without tool tokens"""
+    if 'tool' not in (getattr(tok, 'chat', None) or {}): return None
+    marks = tool_ids(tok)
+    def force(seq: list) -> list:  # a row's ids, its newest token last
+        if seq[-1] != marks['tool_end']: return []
+        opened = max((i for i, t in enumerate(seq) if t == marks['tool']), default=len(seq) - 1)
+        return answer_call(tok, seq[opened + 1:-1])
+    return force
+
+
+def final_reply(tok,  # the model's tokenizer
+                tokens: list,  # the ids of a turn: calls, outputs, text
+               ) -> list:
+    "The ids of the turn after its last tool output: the answer a reader gets (all of them if none)"
+    tool = (getattr(tok, 'chat', None) or {}).get('tool')
+    if tool is None: return tokens
+    end = tok.token_id(tool['output_end'])
+    return tokens[max((i for i, t in enumerate(tokens) if t == end), default=-1) + 1:]
 
 # %% ../nbs/18_tools.ipynb #d355dd53
 TOOL_KINDS = ('spell', 'reverse', 'count', 'arithmetic')  # the questions the calculator answers
