@@ -47,8 +47,8 @@ from .export import quantize_model
 from .files import moved, require
 from .runtime import available_memory, human
 from .sample import Engine, Row, Sampling, TextStream, kv_cache_bytes
-from .talk import fit_prompt, stop_ids
-from .tools import tool_runner
+from .talk import _next_turn, fit_prompt, stop_ids
+from .tools import check_tool_conversation, render_tool_conversation, tool_ids, tool_runner
 
 __getattr__ = moved(__name__, {'held_back': 'nanogpt.sample'})  # the server's until lesson 07's
 # importable from here, as before they moved to nanogpt.guard
@@ -57,11 +57,12 @@ _all_ = ['ACCEPT_BURST', 'BODY_TIMEOUTS', 'BUSY', 'BUSY_BODY', 'LOCAL_HOSTS', 'M
          'listen', 'parse_json', 'quiet_descriptor_shortage', 'served_hosts']
 
 # %% auto #0
-__all__ = ['NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'CHAT_FIELDS', 'SERVE_EXTRA', 'PLAYGROUND', 'check_cache_memory',
-           'Completion', 'Scheduler', 'sampling_settings', 'parse_completion', 'parse_chat', 'make_app',
-           'playground_page', 'serve', 'ACCEPT_BURST', 'BODY_TIMEOUTS', 'BUSY', 'BUSY_BODY', 'LOCAL_HOSTS',
-           'MAX_INT_DIGITS', 'RequestError', 'authorize', 'check_host', 'connection_cap', 'guarded_protocol', 'host_of',
-           'listen', 'parse_json', 'quiet_descriptor_shortage', 'served_hosts']
+__all__ = ['CALL_PATTERN', 'NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'CHAT_FIELDS', 'FUNCTION_NAME', 'SERVE_EXTRA',
+           'PLAYGROUND', 'check_cache_memory', 'Completion', 'Scheduler', 'declared_call', 'sampling_settings',
+           'parse_completion', 'parse_chat', 'check_tools', 'tool_turns', 'make_app', 'playground_page', 'serve',
+           'ACCEPT_BURST', 'BODY_TIMEOUTS', 'BUSY', 'BUSY_BODY', 'LOCAL_HOSTS', 'MAX_INT_DIGITS', 'RequestError',
+           'authorize', 'check_host', 'connection_cap', 'guarded_protocol', 'host_of', 'listen', 'parse_json',
+           'quiet_descriptor_shortage', 'served_hosts']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
 def check_cache_memory(model,  # a GPT
@@ -80,7 +81,7 @@ def check_cache_memory(model,  # a GPT
 @dataclass
 class Completion:
     """One request while the engine decodes it; `emit(kind, value)` receives ('text', str) events,
-    then ('done', finish_reason)"""
+    perhaps a ('call', dict) of a function the client declared, then ('done', finish_reason)"""
     ids: list  # the prompt's token ids, at most one context long
     max_tokens: int  # the most tokens to generate
     emit: object  # called from the engine's thread with each event
@@ -91,6 +92,8 @@ class Completion:
     cancelled: bool = False
     stop_tokens: frozenset = frozenset()  # ids that end it, never shown (a chat's <|end|>)
     seen: int = 0  # the ids of its row handed out as text so far, the prompt's included
+    functions: frozenset = frozenset()  # the client's functions: a call to one ends the request
+    call: tuple | None = None  # (name, arguments) of such a call (arguments None: not JSON)
 
     def cancel(self): self.cancelled = True
 
@@ -105,6 +108,7 @@ class Scheduler:
         self.engine = Engine(model, slots, row_by_row=row_by_row)
         self.tokenizer, self.block_size = tokenizer, model.config.block_size
         self.tools = tool_runner(tokenizer)  # lesson 18: a call is answered as it closes
+        self.marks = tool_ids(tokenizer) if self.tools else None  # <|tool|>'s id, <|/tool|>'s, ...
         self.row_by_row = self.engine.row_by_row
         # running: {Row: Completion}
         self.running, self.waiting, self.lock = {}, deque(), threading.Lock()
@@ -151,7 +155,7 @@ def _admit(self: Scheduler):
             generator = sampling.seeded_generator(seed, self.engine.device)
             c.text = TextStream(self.tokenizer, c.stops)
             row = self.engine.add(c.ids, c.sampling, generator, c.stop_tokens, c.max_tokens,
-                                  self.tools)
+                                  self._force(c))
             c.seen = len(c.ids)
             self.running[row] = c
         except Exception as e: c.emit('error', describe(e))
@@ -195,14 +199,68 @@ def _advance(self: Scheduler, row: Row,
     if row.error is not None: raise row.error
     c.generated = row.generated
     stop_token = token in c.stop_tokens  # the end of a chat's turn: not text
-    new, c.seen = row.seq[c.seen:], len(row.seq)  # a token; after a tool call, its output too
-    delta = '' if stop_token else ''.join(c.text.feed(t) for t in new)
+    called = c.call is not None and c.call[1] is not None  # the client's function: never text
+    held = c.functions and not row.done and c.call is None  # a call's text waits for its end
+    upto = c.seen if called else _unheld(row.seq, c.seen, self.marks) if held else len(row.seq)
+    new, c.seen = row.seq[c.seen:upto], upto  # a token; after a tool call, its output too
+    if stop_token: new = new[:-1]
+    delta = ''.join(c.text.feed(t) for t in new)
     if delta: c.emit('text', delta)
-    if c.text.stopped or row.done:
+    if c.text.stopped or row.done or c.call is not None:
         self._end(row)  # before its client hears the end: /health no longer counts it running
         rest = c.text.finish()
         if rest: c.emit('text', rest)
-        c.emit('done', 'stop' if c.text.stopped or stop_token else 'length')
+        if called: c.emit('call', _tool_call(*c.call))
+        ended = c.text.stopped or stop_token or c.call is not None
+        c.emit('done', 'tool_calls' if called else 'stop' if ended else 'length')
+
+# %% ../nbs/12_serving.ipynb #d0e575bc
+CALL_PATTERN = re.compile(r'\s*([A-Za-z0-9_-]{1,64})\((.*)\)\s*', re.DOTALL)  # NAME(arguments)
+
+
+def declared_call(tok,  # the model's tokenizer, with tool tokens
+                  seq: list,  # a row's ids, ending with <|/tool|>
+                  functions: frozenset,  # the names of the functions the client declared
+                 ) -> tuple | None:
+    """(name, arguments as JSON text) of the call `seq` closes, if it calls one of `functions`;
+    arguments None when they are not a JSON object; None for any other call"""
+    mark = tool_ids(tok)['tool']
+    opened = max((i for i, t in enumerate(seq) if t == mark), default=len(seq) - 1)
+    found = CALL_PATTERN.fullmatch(tok.decode(seq[opened + 1:-1]))
+    if found is None or found[1] not in functions: return None
+    arguments = found[2].strip() or '{}'
+    try: readable = isinstance(parse_json(arguments.encode()), dict)  # no NaN, no 1e999
+    except RequestError: readable = False
+    return found[1], arguments if readable else None
+
+
+def _tool_call(name: str, arguments: str) -> dict:
+    "A call in OpenAI's shape, with an id of its own that the client's `tool` message names"
+    return {'id': f'call_{secrets.token_hex(12)}', 'type': 'function',
+            'function': {'name': name, 'arguments': arguments}}
+
+
+@patch
+def _force(self: Scheduler, c: Completion):
+    "The row's force hook: the calculator's, but a call to one of `c.functions` is left in `c.call`"
+    if not c.functions: return self.tools
+    def force(seq: list) -> list:  # a row's ids, its newest token last
+        if seq[-1] == self.marks['tool_end']:
+            c.call = declared_call(self.tokenizer, seq, c.functions)
+            if c.call is not None: return []  # unanswered: the row ends with it
+        return self.tools(seq)
+    return force
+
+
+def _unheld(seq: list,  # a row's ids
+            seen: int,  # how many of them went out already
+            marks: dict,  # the tokenizer's `tool_ids`
+           ) -> int:
+    "How many of `seq` may go out as text: all but a call not yet closed, which may be the client's"
+    new = seq[seen:]
+    if marks['tool'] not in new: return len(seq)
+    opened = len(new) - 1 - new[::-1].index(marks['tool'])
+    return len(seq) if marks['tool_end'] in new[opened:] else seen + opened
 
 # %% ../nbs/12_serving.ipynb #a5ee3cce
 NEUTRAL = {  # OpenAI's fields we accept at these values (...: any value)
@@ -296,7 +354,8 @@ def parse_completion(body,  # the decoded JSON body
 
 # %% ../nbs/12_serving.ipynb #50ef133a
 CHAT_FIELDS = {'model', 'messages', 'max_tokens', 'max_completion_tokens', 'stop', 'seed',
-               'stream', *(f.name for f in fields(Sampling))}
+               'stream', 'tools', 'tool_choice', 'parallel_tool_calls',
+               *(f.name for f in fields(Sampling))}
 
 
 def _chat_ids(body: dict,  # the request
@@ -308,11 +367,16 @@ def _chat_ids(body: dict,  # the request
     "The prompt ids of the request's `messages`, fitted to the context; how many were dropped"
     try:
         messages = with_text(body.get('messages'))  # OpenAI's text parts, as text
-        check_conversation(messages, reply=False)
-        if sum(len(m['content']) for m in messages) > max_prompt:
+        # OpenAI's function calls and their outputs, as lesson 18's parts (below)
+        turns = tool_turns(messages) if 'tool' in chat_template(tokenizer) else messages
+        if turns is messages: check_conversation(messages, reply=False)
+        else: check_tool_conversation(turns)
+        if sum(map(_chars, turns)) > max_prompt:
             raise DataError(f'The messages hold more than {max_prompt:,} characters, the most '
                             f'this server accepts (the model sees {block_size} tokens).')
-        return fit_prompt(tokenizer, messages, block_size, min(max_tokens, block_size // 2))
+        room = min(max_tokens, block_size // 2)
+        if turns is messages: return fit_prompt(tokenizer, messages, block_size, room)
+        return _fit_tool_prompt(tokenizer, turns, block_size, room)
     except (DataError, KeyError, ValueError) as e:
         raise RequestError(f'messages: {e}', 'messages') from None
 
@@ -332,6 +396,7 @@ def parse_chat(body,  # the decoded JSON body
                            'answer messages. Send it a prompt at /v1/completions, or serve a '
                            'model fine-tuned on conversations.', 'messages') from None
     _check_fields(body, CHAT_FIELDS)
+    functions, ignored = check_tools(body, tokenizer)
     both = body.get('max_tokens'), body.get('max_completion_tokens')
     if None not in both and both[0] != both[1]:
         raise RequestError(f'max_tokens ({both[0]!r}) and max_completion_tokens ({both[1]!r}) '
@@ -343,8 +408,142 @@ def parse_chat(body,  # the decoded JSON body
     if dropped:
         warnings.append(f'the {dropped} oldest messages were left out: the conversation is '
                         f'longer than the context ({block_size} tokens).')
-    return dict(settings, ids=ids, prompt_tokens=len(ids),
-                stop_tokens=stop_ids(tokenizer)), warnings
+    return dict(settings, ids=ids, prompt_tokens=len(ids), stop_tokens=stop_ids(tokenizer),
+                functions=functions), warnings + ignored
+
+# %% ../nbs/12_serving.ipynb #0b4c208c
+FUNCTION_NAME = re.compile(r'[A-Za-z0-9_-]{1,64}')  # a function's name, as OpenAI allows it
+
+
+def check_tools(body: dict,  # a chat request
+                tokenizer,  # the model's tokenizer
+               ) -> tuple[frozenset, list]:
+    """(the names of the functions whose calls go back to the client, warnings) from the request's
+    `tools` and `tool_choice`, or a RequestError"""
+    tools, choice = body.get('tools'), body.get('tool_choice')
+    if body.get('parallel_tool_calls') not in (None, True, False):  # at most one call: either
+        raise RequestError('parallel_tool_calls must be true or false.', 'parallel_tool_calls')
+    if tools is None:
+        if choice is None: return frozenset(), []
+        raise RequestError('tool_choice needs tools: declare the functions in tools.',
+                           'tool_choice')
+    if not isinstance(tools, list) or not tools:
+        raise RequestError('tools must be a non-empty list of {"type": "function", "function": '
+                           '{"name": ...}}.', 'tools')
+    names = []
+    for i, tool in enumerate(tools):
+        shaped = isinstance(tool, dict) and tool.get('type') == 'function'
+        function = tool.get('function') if shaped else None
+        name = function.get('name') if isinstance(function, dict) else None
+        if not (isinstance(name, str) and FUNCTION_NAME.fullmatch(name)):
+            raise RequestError(f'tools[{i}] is not {{"type": "function", "function": {{"name": '
+                               '...}}, the name made of letters, digits, _ and - (at most 64).',
+                               'tools')
+        if name in names: raise RequestError(f'tools[{i}] declares {name} again.', 'tools')
+        names.append(name)
+    if choice not in (None, 'auto', 'none'):
+        raise RequestError(f'tool_choice={sampling.brief_repr(choice)} is not supported by this '
+                           'server: send "auto" (the model decides) or "none".', 'tool_choice')
+    if 'tool' not in chat_template(tokenizer):
+        return frozenset(), ['tools ignored: this model has no tool tokens, so it was not trained '
+                             'to call functions; it answers in text.']
+    return frozenset() if choice == 'none' else frozenset(names), []
+
+# %% ../nbs/12_serving.ipynb #1b484472
+def _calls(message: dict,  # an assistant message with tool_calls
+           i: int,  # its number, for the error
+          ) -> list:
+    "[(id, 'NAME(arguments)')] for each of the message's `tool_calls`"
+    calls = message['tool_calls']
+    shaped = isinstance(calls, list) and all(
+        isinstance(c, dict) and isinstance(c.get('id'), str) and isinstance(c.get('function'), dict)
+        and all(isinstance(c['function'].get(k), str) for k in ('name', 'arguments'))
+        for c in calls)
+    if not shaped:
+        raise DataError(f'Message {i} has tool_calls that are not a list of {{"id": ..., "type": '
+                        '"function", "function": {"name": ..., "arguments": ...}}.')
+    return [(c['id'], f"{c['function']['name']}({c['function']['arguments']})") for c in calls]
+
+
+def _with_outputs(turn: dict,  # an assistant's turn, its content a list of parts
+                  calls: list,  # its calls not yet written, [(id, text)]
+                  outputs: dict,  # id -> the output a tool message gave
+                 ):
+    "Write each call into `turn`, followed by its output; then forget them"
+    for cid, text in calls:
+        if cid not in outputs:
+            raise DataError(f'The call {cid!r:.40} has no tool message after it: send its output '
+                            'as {"role": "tool", "tool_call_id": ..., "content": ...}.')
+        turn['content'] += [{'type': 'tool', 'text': text},
+                            {'type': 'output', 'text': outputs[cid]}]
+    calls.clear()
+    outputs.clear()
+
+
+def _called_id(message: dict,  # a tool message
+               i: int,  # its number, for the error
+               calls: list,  # the calls waiting for their outputs, [(id, text)]
+              ) -> str:
+    "The id of the call whose output `message` holds"
+    cid = message.get('tool_call_id')
+    waiting = isinstance(cid, str) and cid in dict(calls)
+    if not (waiting and isinstance(message.get('content'), str)):
+        raise DataError(f'Message {i} (tool) answers no call: give it the id of a call of the '
+                        'assistant message before it, and its output as text.')
+    return cid
+
+
+# %% ../nbs/12_serving.ipynb #0756d64f
+def tool_turns(messages) -> list:  # OpenAI's messages, their text parts joined (`with_text`)
+    """The messages with OpenAI's calls as lesson 18's parts: an assistant's `tool_calls`, each with
+    its `tool` message's output, and the assistant's next message, in one turn"""
+    def calling(m): return isinstance(m, dict) and (m.get('tool_calls') or m.get('role') == 'tool')
+    if not isinstance(messages, list) or not any(map(calling, messages)): return messages
+    turns, calls, outputs = [], [], {}  # the last turn's calls [(id, text)], their outputs by id
+    for i, m in enumerate(messages, 1):
+        if isinstance(m, dict) and m.get('role') == 'tool':
+            outputs[_called_id(m, i, calls)] = m['content']
+            continue
+        going_on = bool(calls)  # m comes after the outputs of the last turn's calls
+        if calls: _with_outputs(turns[-1], calls, outputs)
+        if isinstance(m, dict) and m.get('role') == 'assistant':
+            text = [] if m.get('content') is None else [{'type': 'text', 'text': m['content']}]
+            if going_on: turns[-1]['content'] += text  # the same turn, after its calls' outputs
+            else: turns.append({'role': 'assistant', 'content': text})
+            if m.get('tool_calls'): calls += _calls(m, i)
+        else: turns.append(m)
+    if calls: _with_outputs(turns[-1], calls, outputs)
+    return turns
+
+# %% ../nbs/12_serving.ipynb #386039af
+def _chars(message: dict) -> int:  # a checked message, its content text or parts
+    "How many characters the message holds"
+    content = message['content']
+    return len(content) if isinstance(content, str) else sum(len(p['text']) for p in content)
+
+
+def _fit_tool_prompt(tok,  # a tokenizer with tool tokens
+                     messages: list,  # from `tool_turns`, checked: assistant turns hold calls
+                     block_size: int,  # the model's context
+                     room: int,  # tokens of the context to leave for the reply, where turns can go
+                    ) -> tuple[list, int]:
+    """(the prompt's ids, how many messages were dropped), as `fit_prompt`'s; a last turn that ends
+    with a call's output stays open, so the model goes on after its <|/output|>"""
+    ids, _ = render_tool_conversation(tok, messages)
+    roles = {tok.token_id(t) for t in chat_template(tok)['roles'].values()}
+    starts = [i for i, t in enumerate(ids) if t in roles]  # where each message begins
+    last = messages[-1]['content']
+    if isinstance(last, list) and last[-1]['type'] == 'output': ids = ids[:-1]  # no <|end|>
+    else: ids = ids + [tok.token_id(chat_template(tok)['roles']['assistant'])]
+    kept = first = int(messages[0]['role'] == 'system')  # the system message stays
+    while (len(ids) - starts[first] + starts[kept] > block_size - room
+           and _next_turn(messages, first)):
+        first = _next_turn(messages, first)
+    ids = ids[:starts[kept]] + ids[starts[first]:]
+    if len(ids) > block_size:
+        raise DataError(f'The last turn is {len(ids):,} tokens in the chat template, with its '
+                        f'calls, and the model sees {block_size:,}: shorten it.')
+    return ids, first - kept
 
 # %% ../nbs/12_serving.ipynb #a6895d68
 # `require`'s extra and purpose for fastapi and uvicorn
@@ -390,7 +589,9 @@ async def _sse(completion: Completion, events: asyncio.Queue, cid: str, model_na
             yield _error_event(value)
             break
         text, finish = (value if kind == 'text' else ''), (value if kind == 'done' else None)
-        chunk = (shape or _chunk)(cid, model_name, text, finish, **(extra if first else {}))
+        calls = {'calls': [value]} if kind == 'call' else {}  # a chat's call of a client's function
+        chunk = (shape or _chunk)(cid, model_name, text, finish, **calls,
+                                  **(extra if first else {}))
         first = False
         yield f'data: {json.dumps(chunk)}\n\n'
     yield 'data: [DONE]\n\n'
@@ -399,29 +600,36 @@ async def _sse(completion: Completion, events: asyncio.Queue, cid: str, model_na
 async def _whole(request, completion: Completion, events: asyncio.Queue, cid: str,
                  model_name: str, extra: dict, prompt_tokens: int, shape=None) -> dict:
     "The request's whole answer, once it is done; a 500 if it failed"
-    texts, finish, watch = [], None, asyncio.ensure_future(_until_gone(request, events))
+    texts, calls, finish = [], [], None
+    watch = asyncio.ensure_future(_until_gone(request, events))
     try:
         # 'gone' ends it, and the engine drops the request
         async for kind, value in _events(completion, events):
             if kind == 'error': raise RequestError(value, status=500, kind='server_error')
             if kind == 'text': texts.append(value)
+            if kind == 'call': calls.append(value)
             if kind == 'done': finish = value
     finally: watch.cancel()
     n = completion.generated
     usage = {'prompt_tokens': prompt_tokens, 'completion_tokens': n,
              'total_tokens': prompt_tokens + n}
-    return (shape or _chunk)(cid, model_name, ''.join(texts), finish, usage=usage, **extra)
+    called = {'calls': calls} if calls else {}
+    return (shape or _chunk)(cid, model_name, ''.join(texts), finish, usage=usage, **called,
+                             **extra)
 
 # %% ../nbs/12_serving.ipynb #84172a62
 def _chat_chunk(cid: str, model_name: str, text: str, finish_reason=None, usage=None,
-                role=None, **extra) -> dict:
-    "A chat completion in OpenAI's shape: a streamed chunk's `delta`, or with `usage` the answer"
+                role=None, calls=(), **extra) -> dict:
+    """A chat completion in OpenAI's shape: a streamed chunk's `delta`, or with `usage` the answer;
+    `calls`: calls of the client's functions, as `_tool_call` writes them"""
     common = {'id': cid, 'created': int(time.time()), 'model': model_name}
     if usage is not None:
-        choice = {'index': 0, 'message': {'role': 'assistant', 'content': text},
-                  'logprobs': None, 'finish_reason': finish_reason}
+        message = {'role': 'assistant', 'content': (text or None) if calls else text}
+        if calls: message['tool_calls'] = list(calls)
+        choice = {'index': 0, 'message': message, 'logprobs': None, 'finish_reason': finish_reason}
         return {**common, 'object': 'chat.completion', 'choices': [choice], 'usage': usage, **extra}
     delta = {'role': role, 'content': text} if role else {'content': text} if text else {}
+    if calls: delta['tool_calls'] = [{'index': i, **call} for i, call in enumerate(calls)]
     choice = {'index': 0, 'delta': delta, 'logprobs': None, 'finish_reason': finish_reason}
     return {**common, 'object': 'chat.completion.chunk', 'choices': [choice], **extra}
 
@@ -610,6 +818,11 @@ $('go').onclick = () => run($('go'), async () => {
     out.textContent += choice.text; out.dataset.chunks = +out.dataset.chunks + 1;
   }, () => out.dataset.reads = +out.dataset.reads + 1);
 });
+// a tool call and its output (lesson 18) shown as such; the history keeps the answer after them
+const MARKS = [['<|tool|>', '\\n[tool] '], ['<|/tool|>', ''], ['<|output|>', ' -> '],
+               ['<|/output|>', '\\n']];
+const shown = text => MARKS.reduce((t, [mark, to]) => t.split(mark).join(to), text).trim();
+const replyOf = text => text.split('<|/output|>').pop();
 const history = [], say = (role, text) => {  // a message shown, in the role's style
   const p = document.createElement('p');
   p.className = role; p.textContent = text; $('messages').append(p);
@@ -617,12 +830,15 @@ const history = [], say = (role, text) => {  // a message shown, in the role's s
 $('send').onclick = () => run($('send'), async () => {
   const text = $('message').value, mine = say('user', text), answer = say('assistant', '');
   history.push({role: 'user', content: text}); $('message').value = '';
+  let said = '';
   try {
     await stream('/v1/chat/completions', settings({model: MODEL, messages: history, stream: true}),
-                 choice => answer.textContent += choice.delta.content || '', () => {});
+                 choice => answer.textContent = shown(said += choice.delta.content || ''),
+                 () => {});
   } catch (e) {  // not answered: the message goes back into its box
     history.pop(); mine.remove(); answer.remove(); $('message').value = text; throw e; }
-  if (answer.textContent.trim()) history.push({role: 'assistant', content: answer.textContent});
+  const reply = replyOf(said);
+  if (reply.trim()) history.push({role: 'assistant', content: reply});
 });
 $('message').onkeydown = e => { if (e.key === 'Enter') $('send').click(); };
 $('reset').onclick = () => { history.length = 0; $('messages').textContent = ''; };
