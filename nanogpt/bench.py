@@ -40,14 +40,14 @@ from .sample import Sampling, generate
 from .train import MODERN_LAYOUT
 
 # %% auto #0
-__all__ = ['MODEL_SHAPES', 'INFER_SHAPES', 'ITER_LINE', 'EVAL_LINE', 'NANOGPT_FILES', 'NANOGPT_CPU_RECIPE', 'LAYOUT_FLAGS',
-           'QUIET_TRAIN', 'MFU_FIELD', 'rate', 'rates', 'reopening_get_batch', 'bench_loader', 'LectureGPT',
-           'linear_floor', 'bench_model', 'cropping_generate', 'weight_read_floor', 'bench_sample', 'memory_bandwidth',
-           'step_bytes', 'hf_twin', 'decode_row', 'bench_infer', 'parse_train_output', 'step_ms', 'time_to_loss',
-           'loss_at', 'seeded_train_py', 'check_checkout', 'nanogpt_copy', 'recipe_args', 'run_timed', 'summarize_run',
-           'our_ms', 'import_nanogpt_model', 'bench_ref_generate', 'cpu_info', 'shape_name', 'budget_rows', 'seed_rows',
-           'ref_rows', 'ref_table', 'our_run', 'our_budget_run', 'bench_ref', 'budget_run', 'bench_budgets',
-           'budgets_table', 'gpu_row', 'bench_gpu', 'gpu_table']
+__all__ = ['MODEL_SHAPES', 'ITER_LINE', 'EVAL_LINE', 'NANOGPT_FILES', 'NANOGPT_CPU_RECIPE', 'LAYOUT_FLAGS', 'QUIET_TRAIN',
+           'INFER_SHAPES', 'MFU_FIELD', 'rate', 'rates', 'reopening_get_batch', 'bench_loader', 'LectureGPT',
+           'linear_floor', 'bench_model', 'cropping_generate', 'weight_read_floor', 'bench_sample',
+           'parse_train_output', 'step_ms', 'time_to_loss', 'loss_at', 'seeded_train_py', 'check_checkout',
+           'nanogpt_copy', 'recipe_args', 'run_timed', 'summarize_run', 'our_ms', 'import_nanogpt_model',
+           'bench_ref_generate', 'cpu_info', 'shape_name', 'budget_rows', 'seed_rows', 'ref_rows', 'ref_table',
+           'our_run', 'our_budget_run', 'bench_ref', 'budget_run', 'bench_budgets', 'budgets_table', 'memory_bandwidth',
+           'step_bytes', 'hf_twin', 'decode_row', 'bench_infer', 'gpu_row', 'bench_gpu', 'gpu_table']
 
 # %% ../nbs/engine/08_bench.ipynb #fe5fe928
 def rate(fn,  # the call to time
@@ -259,122 +259,6 @@ def bench_sample(shapes: dict = MODEL_SHAPES, vocab_size: int = 65, new_tokens: 
         print(f"{name:<32} {speed['nanogpt']:>16,.0f} {no_cache:>9,.0f} {cache:>7,.0f} "
               f"{cache / no_cache:>8.1f}x {cache / speed['nanogpt']:>10.1f}x "
               f"{ceiling:>8,.0f} {ceiling / no_cache:>7.1f}x")
-    return rows
-
-# %% ../nbs/engine/08_bench.ipynb #a1f0e002
-def memory_bandwidth(megabytes: int = 512,  # far larger than the CPU's caches
-                     seconds: float = 1.0,  # time spent measuring
-                    ) -> float:
-    "Bytes per second the CPU reads from memory: a large tensor summed"
-    data = torch.ones(megabytes * 2**20 // 4)
-    with torch.inference_mode(): calls = rate(lambda: data.sum(), seconds)
-    return data.nbytes * calls
-
-
-def step_bytes(model: nn.Module,  # ours, in any precision (`export.with_precision`)
-               batch: int,  # rows decoded together
-               context: float,  # positions each row's cache holds, on average
-              ) -> float:
-    "Bytes one cached decode step reads: every linear layer's weight once, each row's cache"
-    weights = 0
-    for module in model.modules():
-        if not hasattr(module, 'in_features'): continue  # nn.Linear, or its int8 twin
-        weight = module.weight() if callable(module.weight) else module.weight  # int8: packed
-        weights += weight.numel() * weight.element_size()
-    cfg, element = model.config, next(model.parameters()).element_size()
-    return weights + 2 * cfg.n_layer * batch * context * cfg.n_embd * element
-
-
-def hf_twin(model: GPT,  # ours, in GPT-2's layout, float32
-           ):
-    "`transformers`' GPT2LMHeadModel with the same weights, in lesson 08's Hugging Face layout"
-    transformers = require('transformers', 'dev', 'the decoding benchmark against transformers')
-    unset = {'bos_token_id': None, 'eos_token_id': None}  # GPT-2's 50256, unless its vocabulary
-    config = transformers.GPT2Config(**{**unset, **hf_config(model.config)})
-    theirs = transformers.GPT2LMHeadModel(config)
-    theirs.transformer.load_state_dict(
-        {k.removeprefix('transformer.'): v for k, v in to_hf_state_dict(model).items()})
-    return theirs.eval()
-
-# %% ../nbs/engine/08_bench.ipynb #a1f0e003
-INFER_SHAPES = {  # name -> GPTConfig fields: the CPU recipe's size, and GPT-2 small's
-    '6x384, vocab 65': dict(n_layer=6, n_head=6, n_embd=384, block_size=256, vocab_size=65),
-    'GPT-2 124M': dict(n_layer=12, n_head=12, n_embd=768, block_size=1024, vocab_size=50257),
-}
-
-
-def _decoders(ours: dict, theirs, prompt: torch.Tensor, new_tokens: int) -> dict:
-    "decoder -> {n: a call that adds n tokens to `prompt` greedily, returning the ids}"
-    greedy = Sampling(temperature=0)
-    def hf(n): return lambda: theirs.generate(
-        prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=n, min_new_tokens=n,
-        do_sample=False, pad_token_id=0)
-    def own(model, n): return lambda: generate(model, prompt, n, greedy)
-    calls = {'transformers': {1: hf(1), new_tokens: hf(new_tokens)}}
-    for precision, model in ours.items():
-        calls[precision] = {1: own(model, 1), new_tokens: own(model, new_tokens)}
-    return calls
-
-
-def decode_row(ours: dict,  # precision -> our model
-               theirs,  # `hf_twin` of the float32 one
-               batch: int,  # rows decoded together
-               prompt_tokens: int = 16,  # tokens of each row's prompt
-               new_tokens: int = 128,  # tokens each row adds
-               rounds: int = 3,  # alternations; the median of each
-              ) -> tuple[dict, bool]:
-    "({decoder: (ms to the first token, tokens per second)}, whether the greedy tokens agreed)"
-    vocab = ours['float32'].config.vocab_size
-    prompt = torch.randint(vocab, (batch, prompt_tokens),
-                           generator=torch.Generator().manual_seed(batch))  # (B, T)
-    calls = _decoders(ours, theirs, prompt, new_tokens)
-    seconds = {(name, n): [] for name, by_n in calls.items() for n in by_n}
-    ids = {}
-    with torch.inference_mode():
-        for _ in range(rounds):
-            for name, by_n in calls.items():
-                for n, call in by_n.items():
-                    started = time.perf_counter()
-                    ids[name] = call()
-                    seconds[name, n].append(time.perf_counter() - started)
-    speeds = {name: (1000 * statistics.median(seconds[name, 1]),
-                     batch * new_tokens / statistics.median(seconds[name, new_tokens]))
-              for name in calls}
-    return speeds, torch.equal(ids['transformers'], ids['float32'])
-
-# %% ../nbs/engine/08_bench.ipynb #a1f0e004
-def bench_infer(shapes: dict = INFER_SHAPES,  # name -> GPTConfig fields
-                batches: tuple = (1, 8, 32),  # rows decoded together
-                precisions: tuple = SAMPLING_PRECISIONS,  # ours: float32, bf16, int8 weights
-                prompt_tokens: int = 16,  # tokens of each row's prompt
-                new_tokens: int = 128,  # tokens each row adds
-                rounds: int = 3,  # alternations; the median of each
-               ) -> list[dict]:
-    "Greedy decoding, ours in each precision against `transformers`, beside memory's bound"
-    bandwidth, cpu = memory_bandwidth(), cpu_info()
-    print(f"{cpu['model']}, {torch.get_num_threads()} threads: memory reads "
-          f'{bandwidth / 1e9:.1f} GB/s; {prompt_tokens}-token prompts, {new_tokens} new tokens')
-    print(f"{'model':<16} {'batch':>5} {'decoder':<13} {'first ms':>8} {'tok/s':>8} "
-          f"{'x transformers':>14} {'bound tok/s':>11} {'of bound':>8}")
-    rows = []
-    for name, fields in shapes.items():
-        torch.manual_seed(0)
-        model = GPT(GPTConfig(dropout=0.0, **fields)).eval()
-        ours = {precision: with_precision(model, precision) for precision in precisions}
-        theirs = hf_twin(model)
-        for batch in batches:
-            speeds, same = decode_row(ours, theirs, batch, prompt_tokens, new_tokens, rounds)
-            context = prompt_tokens + new_tokens / 2
-            for decoder, (first_ms, speed) in speeds.items():
-                read = step_bytes(ours.get(decoder, model), batch, context)
-                bound = batch * bandwidth / read
-                rows.append(dict(model=name, batch=batch, decoder=decoder, first_ms=first_ms,
-                                 speed=speed, ratio=speed / speeds['transformers'][1],
-                                 bound=bound, share=speed / bound, same_tokens=same))
-                print(f'{name:<16} {batch:>5} {decoder:<13} {first_ms:>8.1f} {speed:>8,.0f} '
-                      f'{speed / speeds["transformers"][1]:>13.2f}x {bound:>11,.0f} '
-                      f'{speed / bound:>8.0%}')
-            if not same: print(f'  {name}, batch {batch}: greedy tokens differ from transformers')
     return rows
 
 # %% ../nbs/engine/08_bench.ipynb #b3a649ef
@@ -800,6 +684,122 @@ def budgets_table(rows: list[dict]):  # what `bench_budgets` returned
         print(f"{r['budget']:>6g}s {r['state']:>6} {r['measuring']:>9.1f}s "
               f"{r['before_first_step']:>13.1f}s {r['stepping']:>9.0%} {r['iters']:>11,} "
               f"{r['full_val']:>15.4f}")
+
+# %% ../nbs/engine/08_bench.ipynb #a1f0e002
+def memory_bandwidth(megabytes: int = 512,  # far larger than the CPU's caches
+                     seconds: float = 1.0,  # time spent measuring
+                    ) -> float:
+    "Bytes per second the CPU reads from memory: a large tensor summed"
+    data = torch.ones(megabytes * 2**20 // 4)
+    with torch.inference_mode(): calls = rate(lambda: data.sum(), seconds)
+    return data.nbytes * calls
+
+
+def step_bytes(model: nn.Module,  # ours, in any precision (`export.with_precision`)
+               batch: int,  # rows decoded together
+               context: float,  # positions each row's cache holds, on average
+              ) -> float:
+    "Bytes one cached decode step reads: every linear layer's weight once, each row's cache"
+    weights = 0
+    for module in model.modules():
+        if not hasattr(module, 'in_features'): continue  # nn.Linear, or its int8 twin
+        weight = module.weight() if callable(module.weight) else module.weight  # int8: packed
+        weights += weight.numel() * weight.element_size()
+    cfg, element = model.config, next(model.parameters()).element_size()
+    return weights + 2 * cfg.n_layer * batch * context * cfg.n_embd * element
+
+
+def hf_twin(model: GPT,  # ours, in GPT-2's layout, float32
+           ):
+    "`transformers`' GPT2LMHeadModel with the same weights, in lesson 08's Hugging Face layout"
+    transformers = require('transformers', 'dev', 'the decoding benchmark against transformers')
+    unset = {'bos_token_id': None, 'eos_token_id': None}  # GPT-2's 50256, unless its vocabulary
+    config = transformers.GPT2Config(**{**unset, **hf_config(model.config)})
+    theirs = transformers.GPT2LMHeadModel(config)
+    theirs.transformer.load_state_dict(
+        {k.removeprefix('transformer.'): v for k, v in to_hf_state_dict(model).items()})
+    return theirs.eval()
+
+# %% ../nbs/engine/08_bench.ipynb #a1f0e003
+INFER_SHAPES = {  # name -> GPTConfig fields: the CPU recipe's size, and GPT-2 small's
+    '6x384, vocab 65': dict(n_layer=6, n_head=6, n_embd=384, block_size=256, vocab_size=65),
+    'GPT-2 124M': dict(n_layer=12, n_head=12, n_embd=768, block_size=1024, vocab_size=50257),
+}
+
+
+def _decoders(ours: dict, theirs, prompt: torch.Tensor, new_tokens: int) -> dict:
+    "decoder -> {n: a call that adds n tokens to `prompt` greedily, returning the ids}"
+    greedy = Sampling(temperature=0)
+    def hf(n): return lambda: theirs.generate(
+        prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=n, min_new_tokens=n,
+        do_sample=False, pad_token_id=0)
+    def own(model, n): return lambda: generate(model, prompt, n, greedy)
+    calls = {'transformers': {1: hf(1), new_tokens: hf(new_tokens)}}
+    for precision, model in ours.items():
+        calls[precision] = {1: own(model, 1), new_tokens: own(model, new_tokens)}
+    return calls
+
+
+def decode_row(ours: dict,  # precision -> our model
+               theirs,  # `hf_twin` of the float32 one
+               batch: int,  # rows decoded together
+               prompt_tokens: int = 16,  # tokens of each row's prompt
+               new_tokens: int = 128,  # tokens each row adds
+               rounds: int = 3,  # alternations; the median of each
+              ) -> tuple[dict, bool]:
+    "({decoder: (ms to the first token, tokens per second)}, whether the greedy tokens agreed)"
+    vocab = ours['float32'].config.vocab_size
+    prompt = torch.randint(vocab, (batch, prompt_tokens),
+                           generator=torch.Generator().manual_seed(batch))  # (B, T)
+    calls = _decoders(ours, theirs, prompt, new_tokens)
+    seconds = {(name, n): [] for name, by_n in calls.items() for n in by_n}
+    ids = {}
+    with torch.inference_mode():
+        for _ in range(rounds):
+            for name, by_n in calls.items():
+                for n, call in by_n.items():
+                    started = time.perf_counter()
+                    ids[name] = call()
+                    seconds[name, n].append(time.perf_counter() - started)
+    speeds = {name: (1000 * statistics.median(seconds[name, 1]),
+                     batch * new_tokens / statistics.median(seconds[name, new_tokens]))
+              for name in calls}
+    return speeds, torch.equal(ids['transformers'], ids['float32'])
+
+# %% ../nbs/engine/08_bench.ipynb #a1f0e004
+def bench_infer(shapes: dict = INFER_SHAPES,  # name -> GPTConfig fields
+                batches: tuple = (1, 8, 32),  # rows decoded together
+                precisions: tuple = SAMPLING_PRECISIONS,  # ours: float32, bf16, int8 weights
+                prompt_tokens: int = 16,  # tokens of each row's prompt
+                new_tokens: int = 128,  # tokens each row adds
+                rounds: int = 3,  # alternations; the median of each
+               ) -> list[dict]:
+    "Greedy decoding, ours in each precision against `transformers`, beside memory's bound"
+    bandwidth, cpu = memory_bandwidth(), cpu_info()
+    print(f"{cpu['model']}, {torch.get_num_threads()} threads: memory reads "
+          f'{bandwidth / 1e9:.1f} GB/s; {prompt_tokens}-token prompts, {new_tokens} new tokens')
+    print(f"{'model':<16} {'batch':>5} {'decoder':<13} {'first ms':>8} {'tok/s':>8} "
+          f"{'x transformers':>14} {'bound tok/s':>11} {'of bound':>8}")
+    rows = []
+    for name, fields in shapes.items():
+        torch.manual_seed(0)
+        model = GPT(GPTConfig(dropout=0.0, **fields)).eval()
+        ours = {precision: with_precision(model, precision) for precision in precisions}
+        theirs = hf_twin(model)
+        for batch in batches:
+            speeds, same = decode_row(ours, theirs, batch, prompt_tokens, new_tokens, rounds)
+            context = prompt_tokens + new_tokens / 2
+            for decoder, (first_ms, speed) in speeds.items():
+                read = step_bytes(ours.get(decoder, model), batch, context)
+                bound = batch * bandwidth / read
+                rows.append(dict(model=name, batch=batch, decoder=decoder, first_ms=first_ms,
+                                 speed=speed, ratio=speed / speeds['transformers'][1],
+                                 bound=bound, share=speed / bound, same_tokens=same))
+                print(f'{name:<16} {batch:>5} {decoder:<13} {first_ms:>8.1f} {speed:>8,.0f} '
+                      f'{speed / speeds["transformers"][1]:>13.2f}x {bound:>11,.0f} '
+                      f'{speed / bound:>8.0%}')
+            if not same: print(f'  {name}, batch {batch}: greedy tokens differ from transformers')
+    return rows
 
 # %% ../nbs/engine/08_bench.ipynb #eb2105c7
 MFU_FIELD = re.compile(r'mfu ([\d.]+)%')  # model FLOPs utilisation in our iteration lines
