@@ -318,7 +318,7 @@ class RowCaches:
                  slots: int,  # the most rows
                  capacity: int,  # positions per row: the context
                  device='cpu'):  # where the model is
-        # (S, nh, capacity, hs) each, made at the first write
+        # (S, nh, held, hs) each, made at the first write and grown as rows fill (`grow`)
         self.k, self.v = [None] * n_layer, [None] * n_layer
         self.slots, self.capacity, self.device, self.lengths = slots, capacity, device, [0] * slots
         # what the model's blocks are given
@@ -345,6 +345,17 @@ class RowCaches:
         self.mask = (seen[None, None, :] <= new[:, :, None])[:, None]
         self.start = lengths[:, None]  # (B, 1)
         return self.start
+
+    def grow(self, layer: int,  # the layer whose buffers are too short
+             like: torch.Tensor,  # (B, nh, T, hs): new keys, for the buffers' shape and dtype
+             needed: int):  # positions the buffers must hold
+        "Lengthen a layer's buffers to hold `needed` positions: doubling, up to the capacity"
+        held = 0 if self.k[layer] is None else self.k[layer].size(2)
+        size = min(self.capacity, max(needed, 2 * held, 64))
+        for buffers in (self.k, self.v):  # zeros: a masked position must hold a finite number
+            grown = like.new_zeros(self.slots, like.size(1), size, like.size(3))
+            if held: grown[:, :, :held] = buffers[layer]
+            buffers[layer] = grown
 
     def end(self):
         "After a pass: the rows it ran hold `T` more positions"
@@ -379,10 +390,9 @@ class RowCache:
                v: torch.Tensor):  # (B, nh, T, hs): their values
         "Write each row's keys and values after its own; return all the rows' (B, nh, L, hs)"
         c, i = self.caches, self.layer
-        if c.k[i] is None:  # zeros: a masked position must hold a finite number
-            c.k[i] = k.new_zeros(c.slots, k.size(1), c.capacity, k.size(3))
-            c.v[i] = v.new_zeros(c.slots, v.size(1), c.capacity, v.size(3))
-        keys, values = self.k, self.v  # (B, nh, capacity, hs) views
+        needed = c.start + k.size(2) if c.mask is None else c.mask.size(-1)
+        if c.k[i] is None or c.k[i].size(2) < needed: c.grow(i, k, needed)  # as they fill
+        keys, values = self.k, self.v  # (B, nh, held, hs) views
         if c.mask is None:  # one length: the new positions in place, after it
             end = c.start + k.size(2)
             keys[:, :, c.start:end], values[:, :, c.start:end] = k, v
