@@ -799,12 +799,12 @@ def bench_infer(shapes: dict = INFER_SHAPES,  # name -> GPTConfig fields
             for decoder, (first_ms, speed) in speeds.items():
                 read = step_bytes(ours.get(decoder, model), batch, context)
                 bound = batch * bandwidth / read
-                rows.append(dict(model=name, batch=batch, decoder=decoder, first_ms=first_ms,
-                                 speed=speed, ratio=speed / speeds['transformers'][1],
-                                 bound=bound, share=speed / bound, same_tokens=same))
+                row = dict(model=name, batch=batch, decoder=decoder, first_ms=first_ms,
+                           speed=speed, ratio=speed / speeds['transformers'][1], bound=bound,
+                           share=speed / bound, same_tokens=same)
+                rows.append(row)
                 print(f'{name:<16} {batch:>5} {decoder:<13} {first_ms:>8.1f} {speed:>8,.0f} '
-                      f'{speed / speeds["transformers"][1]:>13.2f}x {bound:>11,.0f} '
-                      f'{speed / bound:>8.0%}')
+                      f"{row['ratio']:>13.2f}x {bound:>11,.0f} {row['share']:>8.0%}")
             if not same: print(f'  {name}, batch {batch}: greedy tokens differ from transformers')
     return rows
 

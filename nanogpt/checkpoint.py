@@ -5,6 +5,7 @@
 # %% ../nbs/engine/02_checkpoint.ipynb #15297e1e
 from __future__ import annotations
 
+import functools
 import io
 import json
 import pickle
@@ -139,18 +140,20 @@ class RunFolder:
     def write_config(self, settings: dict):  # the run's resolved settings
         atomic_write_bytes(self.config, (json.dumps(settings, indent=1) + '\n').encode())
 
-    def read_eval(self) -> dict:
-        "The figures in eval.json; {} where it is missing or damaged"
+    def read_eval(self) -> dict | None:
+        "The figures in eval.json: {} where there is none, None where it is damaged"
+        if not self.eval.exists(): return {}
         try: figures = json.loads(self.eval.read_bytes())
-        except (OSError, ValueError, RecursionError): return {}
-        return figures if isinstance(figures, dict) else {}
+        except (OSError, ValueError, RecursionError): return None
+        return figures if isinstance(figures, dict) else None
 
     def write_eval(self, figures: dict,  # the figures to keep
                    merge: bool = True):  # keep what eval.json holds besides (False: replace it)
         "The one writer of eval.json; a damaged one is kept aside as eval.damaged.json, not lost"
         kept = self.read_eval() if merge else {}
-        if merge and self.eval.exists() and not kept:
+        if kept is None:
             self.eval.replace(self.eval.with_name('eval.damaged.json'))
+            kept = {}
         atomic_write_bytes(self.eval, (json.dumps({**kept, **figures}, indent=1) + '\n').encode())
 
 
@@ -312,13 +315,14 @@ class ModelSource:
 
     def __repr__(self): return f'ModelSource({str(self.source)!r})'
 
+    @functools.cached_property
     def header(self) -> dict:
-        "The checkpoint's plain entries; its tensors are not read"
+        "The checkpoint's plain entries, read once; its tensors are not read"
         return self.run.header(self.checkpoint)
 
     def model_config(self) -> GPTConfig:
         "The model's shape, read without its weights"
-        if self.checkpoint is not None: return config_from_args(self.header()['model_args'])
+        if self.checkpoint is not None: return config_from_args(self.header['model_args'])
         if str(self.source) in pretrained.GPT2_SIZES:
             sizes = pretrained.GPT2_SIZES[str(self.source)]
             return GPTConfig(**dict(zip(('n_layer', 'n_head', 'n_embd'), sizes)))
@@ -330,7 +334,7 @@ class ModelSource:
     def tokenizer(self) -> dict | None:
         "The tokenizer entry the model needs; None where a Hugging Face folder does not say"
         if self.checkpoint is not None:  # ours, or nanoGPT's beside its meta.pkl
-            return from_nanogpt(self.header(), self.run.path)['tokenizer']
+            return from_nanogpt(self.header, self.run.path)['tokenizer']
         saved = Path(self.source) / pretrained.TOKENIZER_FILE
         if saved.is_file(): return json.loads(saved.read_text())
         if self.model_config().vocab_size == 50257: return {'kind': 'tiktoken', 'encoding': 'gpt2'}
@@ -387,7 +391,7 @@ def lineage(source,  # a run's out_dir, or the name or folder of weights from ou
     "Every stage that trained the weights at `source`, oldest first: the run's own stage last"
     opened = ModelSource(source)
     if opened.checkpoint is None: return [{'weights': str(source)}]  # GPT-2, a Hugging Face folder
-    path, saved = opened.checkpoint, opened.header()
+    path, saved = opened.checkpoint, opened.header
     config = saved.get('config') or {}
     stage = {'checkpoint': str(path), 'objective': config.get('objective', 'lm'),
              'dataset': config.get('dataset'), 'init_from': config.get('init_from'),

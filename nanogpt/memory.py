@@ -29,12 +29,13 @@ from .config import TrainConfig, run_config, start_config
 from .data import load_meta
 from .errors import ConfigError
 from .model import GPT, GPTConfig
+from .sample import kv_cache_bytes  # noqa: F401 (lesson 07's count, importable here)
 from .train import build_optimizer, configure_optimizer, train_step
 
 # %% auto #0
 __all__ = ['BYTES', 'HEADROOM', 'GPT2_PADDED_VOCAB', 'CPU_MARGIN', 'param_count', 'optimizer_bytes', 'measure_step',
            'saved_bytes', 'estimate_memory', 'fits', 'malloc_in_use', 'PeakMemory', 'measure_peak', 'fitting_settings',
-           'memory_report', 'run_memory_estimate', 'dry_run', 'check_memory', 'kv_cache_bytes']
+           'memory_report', 'run_memory_estimate', 'dry_run', 'check_memory']
 
 # %% ../nbs/engine/05_memory.ipynb #978cbe52
 # bytes per element of each dtype a run computes in
@@ -249,12 +250,6 @@ def measure_peak(model: GPT,  # a model on the CPU, in training mode
     if start is None: return None
     with PeakMemory() as peak: train_step(model, optimizer, lambda: (x, y), 2, 1.0, ctx)
     return peak.peak - start
-
-# %% ../nbs/engine/05_memory.ipynb #f8fa42b5
-# the count lives with the caches it counts, in lesson 07's `nanogpt.sample`; importable from here
-from .sample import kv_cache_bytes  # noqa: E402
-
-_all_ = ['kv_cache_bytes']
 
 # %% ../nbs/engine/05_memory.ipynb #509039c2
 def fitting_settings(config: GPTConfig,  # the model, with its gradient_checkpointing

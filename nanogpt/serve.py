@@ -39,6 +39,13 @@ from nanogpt.guard import (  # the server's guards: the engine room's server not
     read_body,
     served_hosts,
 )
+from nanogpt.tools import (
+    check_tool_conversation,
+    closed_call,
+    render_tool_conversation,
+    tool_ids,
+    tool_runner,
+)
 
 from . import sample as sampling  # its checks: sampling.check_sampling_value, ...
 from .chat import chat_template, check_conversation, with_text
@@ -48,7 +55,6 @@ from .files import moved, require
 from .runtime import available_memory, human
 from .sample import Engine, Row, Sampling, TextStream, kv_cache_bytes
 from .talk import _next_turn, fit_prompt, stop_ids
-from .tools import check_tool_conversation, render_tool_conversation, tool_ids, tool_runner
 
 __getattr__ = moved(__name__, {'held_back': 'nanogpt.sample'})  # the server's until lesson 07's
 # importable from here, as before they moved to nanogpt.guard
@@ -224,9 +230,7 @@ def declared_call(tok,  # the model's tokenizer, with tool tokens
                  ) -> tuple | None:
     """(name, arguments as JSON text) of the call `seq` closes, if it calls one of `functions`;
     arguments None when they are not a JSON object; None for any other call"""
-    mark = tool_ids(tok)['tool']
-    opened = max((i for i, t in enumerate(seq) if t == mark), default=len(seq) - 1)
-    found = CALL_PATTERN.fullmatch(tok.decode(seq[opened + 1:-1]))
+    found = CALL_PATTERN.fullmatch(tok.decode(closed_call(tool_ids(tok), seq)))
     if found is None or found[1] not in functions: return None
     arguments = found[2].strip() or '{}'
     try: readable = isinstance(parse_json(arguments.encode()), dict)  # no NaN, no 1e999

@@ -17,8 +17,8 @@ from .errors import ConfigError, DataError
 # %% auto #0
 __all__ = ['MAX_SOURCE', 'MAX_TEXT', 'MAX_NUMBER', 'MAX_DEPTH', 'NAMES', 'OPERATORS', 'FUNCTIONS', 'REFUSED', 'TOOL_TOKENS',
            'PART_TYPES', 'TOOL_KINDS', 'FUNCTION_OF', 'Refused', 'run_tool', 'tool_tokenizer', 'tool_ids',
-           'check_tool_conversation', 'render_tool_conversation', 'answer_call', 'tool_runner', 'final_reply',
-           'arithmetic_tasks', 'tool_kind', 'tool_call', 'with_tool']
+           'check_tool_conversation', 'render_tool_conversation', 'answer_call', 'tool_runner', 'closed_call',
+           'final_reply', 'arithmetic_tasks', 'tool_kind', 'tool_call', 'with_tool']
 
 # %% ../nbs/18_tools.ipynb #e6342c1c
 MAX_SOURCE = 200  # characters of a call
@@ -219,10 +219,16 @@ def tool_runner(tok,  # the model's tokenizer
     if 'tool' not in (getattr(tok, 'chat', None) or {}): return None
     marks = tool_ids(tok)
     def force(seq: list) -> list:  # a row's ids, its newest token last
-        if seq[-1] != marks['tool_end']: return []
-        opened = max((i for i, t in enumerate(seq) if t == marks['tool']), default=len(seq) - 1)
-        return answer_call(tok, seq[opened + 1:-1])
+        return answer_call(tok, closed_call(marks, seq)) if seq[-1] == marks['tool_end'] else []
     return force
+
+
+def closed_call(marks: dict,  # the tokenizer's `tool_ids`
+                seq: list,  # a row's ids, ending with <|/tool|>
+               ) -> list:
+    "The ids of the call `seq` just closed: those since its last <|tool|> (none without one)"
+    opened = max((i for i, t in enumerate(seq) if t == marks['tool']), default=len(seq) - 1)
+    return seq[opened + 1:-1]
 
 
 def final_reply(tok,  # the model's tokenizer
