@@ -63,12 +63,12 @@ _all_ = ['ACCEPT_BURST', 'BODY_TIMEOUTS', 'BUSY', 'BUSY_BODY', 'LOCAL_HOSTS', 'M
          'listen', 'parse_json', 'quiet_descriptor_shortage', 'served_hosts']
 
 # %% auto #0
-__all__ = ['CALL_PATTERN', 'NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'CHAT_FIELDS', 'FUNCTION_NAME', 'SERVE_EXTRA',
-           'PLAYGROUND', 'check_cache_memory', 'Completion', 'Scheduler', 'declared_call', 'sampling_settings',
-           'parse_completion', 'parse_chat', 'check_tools', 'tool_turns', 'make_app', 'playground_page', 'serve',
-           'ACCEPT_BURST', 'BODY_TIMEOUTS', 'BUSY', 'BUSY_BODY', 'LOCAL_HOSTS', 'MAX_INT_DIGITS', 'RequestError',
-           'authorize', 'check_host', 'connection_cap', 'guarded_protocol', 'host_of', 'listen', 'parse_json',
-           'quiet_descriptor_shortage', 'served_hosts']
+__all__ = ['CALL_PATTERN', 'NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'CHAT_FIELDS', 'FUNCTION_NAME', 'TOOL_CHOICES',
+           'SERVE_EXTRA', 'PLAYGROUND', 'check_cache_memory', 'Completion', 'Scheduler', 'declared_call',
+           'sampling_settings', 'parse_completion', 'parse_chat', 'check_tools', 'tool_turns', 'make_app',
+           'playground_page', 'serve', 'ACCEPT_BURST', 'BODY_TIMEOUTS', 'BUSY', 'BUSY_BODY', 'LOCAL_HOSTS',
+           'MAX_INT_DIGITS', 'RequestError', 'authorize', 'check_host', 'connection_cap', 'guarded_protocol', 'host_of',
+           'listen', 'parse_json', 'quiet_descriptor_shortage', 'served_hosts']
 
 # %% ../nbs/12_serving.ipynb #0df0681c
 def check_cache_memory(model,  # a GPT
@@ -100,6 +100,9 @@ class Completion:
     seen: int = 0  # the ids of its row handed out as text so far, the prompt's included
     functions: frozenset = frozenset()  # the client's functions: a call to one ends the request
     call: tuple | None = None  # (name, arguments) of such a call (arguments None: not JSON)
+    # ids the reply begins with, written before the model's first token (tool_choice's <|tool|>):
+    # counted among its tokens, while max_tokens counts those the model writes after them
+    opening: list = field(default_factory=list)
 
     def cancel(self): self.cancelled = True
 
@@ -160,8 +163,9 @@ def _admit(self: Scheduler):
             seed = secrets.randbits(63) if c.seed is None else c.seed
             generator = sampling.seeded_generator(seed, self.engine.device)
             c.text = TextStream(self.tokenizer, c.stops)
-            row = self.engine.add(c.ids, c.sampling, generator, c.stop_tokens, c.max_tokens,
-                                  self._force(c))
+            # the opening goes through the model as the prompt does; it is the reply's text
+            row = self.engine.add(c.ids + c.opening, c.sampling, generator, c.stop_tokens,
+                                  c.max_tokens, self._force(c))
             c.seen = len(c.ids)
             self.running[row] = c
         except Exception as e: c.emit('error', describe(e))
@@ -203,7 +207,7 @@ def _advance(self: Scheduler, row: Row,
     "Hand out the row's new text, and end its request once it is done"
     c = self.running[row]
     if row.error is not None: raise row.error
-    c.generated = row.generated
+    c.generated = len(c.opening) + row.generated
     stop_token = token in c.stop_tokens  # the end of a chat's turn: not text
     called = c.call is not None and c.call[1] is not None  # the client's function: never text
     held = c.functions and not row.done and c.call is None  # a call's text waits for its end
@@ -400,7 +404,7 @@ def parse_chat(body,  # the decoded JSON body
                            'answer messages. Send it a prompt at /v1/completions, or serve a '
                            'model fine-tuned on conversations.', 'messages') from None
     _check_fields(body, CHAT_FIELDS)
-    functions, ignored = check_tools(body, tokenizer)
+    functions, opening, ignored = check_tools(body, tokenizer)
     both = body.get('max_tokens'), body.get('max_completion_tokens')
     if None not in both and both[0] != both[1]:
         raise RequestError(f'max_tokens ({both[0]!r}) and max_completion_tokens ({both[1]!r}) '
@@ -413,7 +417,7 @@ def parse_chat(body,  # the decoded JSON body
         warnings.append(f'the {dropped} oldest messages were left out: the conversation is '
                         f'longer than the context ({block_size} tokens).')
     return dict(settings, ids=ids, prompt_tokens=len(ids), stop_tokens=stop_ids(tokenizer),
-                functions=functions), warnings + ignored
+                functions=functions, opening=opening), warnings + ignored
 
 # %% ../nbs/12_serving.ipynb #0b4c208c
 FUNCTION_NAME = re.compile(r'[A-Za-z0-9_-]{1,64}')  # a function's name, as OpenAI allows it
@@ -421,14 +425,14 @@ FUNCTION_NAME = re.compile(r'[A-Za-z0-9_-]{1,64}')  # a function's name, as Open
 
 def check_tools(body: dict,  # a chat request
                 tokenizer,  # the model's tokenizer
-               ) -> tuple[frozenset, list]:
-    """(the names of the functions whose calls go back to the client, warnings) from the request's
-    `tools` and `tool_choice`, or a RequestError"""
+               ) -> tuple[frozenset, list, list]:
+    """(the names of the functions whose calls go back to the client, the ids the reply begins
+    with, warnings) from the request's `tools` and `tool_choice`, or a RequestError"""
     tools, choice = body.get('tools'), body.get('tool_choice')
     if body.get('parallel_tool_calls') not in (None, True, False):  # at most one call: either
         raise RequestError('parallel_tool_calls must be true or false.', 'parallel_tool_calls')
     if tools is None:
-        if choice is None: return frozenset(), []
+        if choice is None: return frozenset(), [], []
         raise RequestError('tool_choice needs tools: declare the functions in tools.',
                            'tool_choice')
     if not isinstance(tools, list) or not tools:
@@ -445,13 +449,45 @@ def check_tools(body: dict,  # a chat request
                                'tools')
         if name in names: raise RequestError(f'tools[{i}] declares {name} again.', 'tools')
         names.append(name)
-    if choice not in (None, 'auto', 'none'):
-        raise RequestError(f'tool_choice={sampling.brief_repr(choice)} is not supported by this '
-                           'server: send "auto" (the model decides) or "none".', 'tool_choice')
+    opening = _opening(choice, names, tokenizer)
     if 'tool' not in chat_template(tokenizer):
-        return frozenset(), ['tools ignored: this model has no tool tokens, so it was not trained '
-                             'to call functions; it answers in text.']
-    return frozenset() if choice == 'none' else frozenset(names), []
+        return frozenset(), [], ['tools ignored: this model has no tool tokens, so it was not '
+                                 'trained to call functions; it answers in text.']
+    return frozenset() if choice == 'none' else frozenset(names), opening, []
+
+# %% ../nbs/12_serving.ipynb #0b4c208d
+TOOL_CHOICES = '"auto", "none", "required" or {"type": "function", "function": {"name": ...}}'
+
+
+def _opening(choice,  # the request's tool_choice
+             names: list,  # the functions its tools declare
+             tokenizer,  # the model's tokenizer
+            ) -> list:
+    """The ids `choice` makes the reply begin with: none for "auto" and "none", <|tool|> for
+    "required", <|tool|>NAME( for a named function; a RequestError for a choice not honoured"""
+    if choice in (None, 'auto', 'none'): return []
+    if choice == 'required': name = ''
+    else:
+        named = isinstance(choice, dict) and choice.get('type') == 'function'
+        function = choice.get('function') if named else None
+        name = function.get('name') if isinstance(function, dict) else None
+        if not isinstance(name, str):
+            raise RequestError(f'tool_choice={sampling.brief_repr(choice)} is not one of '
+                               f'{TOOL_CHOICES}.', 'tool_choice')
+        if name not in names:
+            raise RequestError(f'tool_choice names {sampling.brief_repr(name)}, which tools does '
+                               'not declare: declare it in tools, or name a declared function.',
+                               'tool_choice')
+    if 'tool' not in chat_template(tokenizer):
+        raise RequestError(f'tool_choice={sampling.brief_repr(choice)} forces a call, but this '
+                           'model has no tool tokens: it was not trained to call functions. Send '
+                           '"auto" or "none", or serve a model fine-tuned to call them.',
+                           'tool_choice')
+    try: written = tokenizer.encode(f'{name}(') if name else []  # the model writes the arguments
+    except (KeyError, ValueError) as e:
+        raise RequestError(f'tool_choice: this model cannot write the name {name}, so it cannot '
+                           f'call it: {e}', 'tool_choice') from None
+    return [tool_ids(tokenizer)['tool'], *written]
 
 # %% ../nbs/12_serving.ipynb #1b484472
 def _calls(message: dict,  # an assistant message with tool_calls
