@@ -303,13 +303,19 @@ def _add_sample(sub):
                                                    "(default: auto)")
     p.add_argument('--compile', action='store_true',
                    help='torch.compile the model first (default: off)')
-    p.add_argument('--quantize', choices=['int8', 'bf16', 'auto'], default=None,
-                   help='sample on the CPU from int8 dynamic-quantized linear layers or bfloat16 '
-                        'weights (lesson 11); auto: the fastest of float32, bf16 and int8 on this '
-                        'machine whose loss stays within 0.01, measured once per model and cached '
-                        '(default: float32 weights)')
+    _add_quantize_flag(p)
     p.add_argument('--stream', action='store_true', help='print each token as it is generated')
     p.set_defaults(run=_run_sample)
+
+
+def _add_quantize_flag(p):
+    "sample's and chat's --quantize: the weights' precision on the CPU (lesson 11)"
+    p.add_argument('--quantize', choices=['auto', 'float32', 'bf16', 'int8'], default='auto',
+                   help='the precision of the weights on the CPU (lesson 11): auto takes the '
+                        'fastest of float32, bf16 and int8 on this machine whose loss stays within '
+                        '0.01 nats, measured once per model and cached; float32 gives the same '
+                        'text for a --seed on every machine; other devices keep float32 weights '
+                        '(default: auto)')
 
 
 def _add_sampling_flags(p):
@@ -362,8 +368,7 @@ def _add_chat(sub):
     p.add_argument('--seed', type=int, default=None,
                    help='the same seed gives the same answers (default: random)')
     p.add_argument('--device', default='auto', help="'auto', 'cpu', 'cuda', ... (default: auto)")
-    p.add_argument('--quantize', choices=['int8', 'bf16', 'auto'], default=None,
-                   help="on the CPU, as sample's --quantize (default: float32 weights)")
+    _add_quantize_flag(p)
     p.set_defaults(run=_run_chat)
 
 

@@ -45,11 +45,11 @@ from .tokenizers import tokenizer_from_meta
 
 # %% auto #0
 __all__ = ['ONNX_INPUTS', 'ONNX_OUTPUTS', 'QUANTIZE_SCHEMES', 'FORMATS', 'NO_INT8', 'SAMPLING_PRECISIONS', 'MAX_LOSS_CHANGE',
-           'PastCache', 'ExportableGPT', 'empty_cache', 'dynamic_shapes', 'example_inputs', 'export_program',
-           'without_records', 'write_onnx', 'quantize_onnx', 'OnnxModel', 'load_onnx', 'quantize_model',
-           'check_export_format', 'check_export_folder', 'write_export_folder', 'write_export', 'export_model',
-           'export_run', 'with_precision', 'own_text', 'window_loss', 'measure_sampling', 'pick_precision',
-           'precision_reason', 'choose_sampling_precision']
+           'TIMED_STEPS', 'PastCache', 'ExportableGPT', 'empty_cache', 'dynamic_shapes', 'example_inputs',
+           'export_program', 'without_records', 'write_onnx', 'quantize_onnx', 'OnnxModel', 'load_onnx',
+           'quantize_model', 'check_export_format', 'check_export_folder', 'write_export_folder', 'write_export',
+           'export_model', 'export_run', 'with_precision', 'own_text', 'window_loss', 'measure_sampling',
+           'pick_precision', 'precision_reason', 'choose_sampling_precision']
 
 # %% ../nbs/11_export.ipynb #7d065e6b
 class PastCache:
@@ -376,6 +376,7 @@ def export_run(source,  # a run's folder, a Hugging Face folder or a GPT-2 name 
 # float32 weights, and `quantize_model`'s two schemes
 SAMPLING_PRECISIONS = ('float32', 'bf16', 'int8')
 MAX_LOSS_CHANGE = 0.01  # nats per token: the most a precision may move the loss
+TIMED_STEPS = 64  # a longer cycle of the window is timed on this many steps after its refill
 
 
 def with_precision(model: GPT,  # a float32 model
@@ -422,12 +423,26 @@ def measure_sampling(model: GPT,  # a float32 model on the CPU, in eval mode
     keep = block + 1 - window_start(block + 1, 0, block)
     # one refill of `keep` positions, then one position per token until the window slides again
     tokens = block + 1 - keep
+    # a long cycle: its refill and first steps are timed, its other steps go at their pace
+    lengths = (tokens,) if tokens <= TIMED_STEPS else (1, TIMED_STEPS)
     refill = torch.zeros(1, keep, dtype=torch.long)  # (1, keep)
-    decoders = {p: functools.partial(generate, m, refill, tokens, temperature=0)
-                for p, m in models.items()}
+    decoders = {(p, n): functools.partial(generate, m, refill, n, temperature=0)
+                for p, m in models.items() for n in lengths}
     ms = time_steps(decoders, seconds)
-    return {p: {'ms/token': ms[p] / tokens, 'loss': window_loss(m, windows)}
+    return {p: {'ms/token': _cycle_ms(ms, p, lengths, tokens), 'loss': window_loss(m, windows)}
             for p, m in models.items()}
+
+
+def _cycle_ms(ms: dict,  # (precision, tokens) -> milliseconds of a generation
+              precision: str,  # the precision to read
+              lengths: tuple,  # the lengths timed: the whole cycle, or 1 and TIMED_STEPS
+              tokens: int,  # the tokens of a cycle
+             ) -> float:
+    "Milliseconds per token of a whole cycle, from the generations `lengths` timed"
+    whole = ms[precision, lengths[-1]]
+    if len(lengths) == 1: return whole / tokens
+    step = (whole - ms[precision, 1]) / (lengths[-1] - 1)
+    return (whole + (tokens - lengths[-1]) * step) / tokens
 
 
 def pick_precision(figures: dict,  # what `measure_sampling` returned

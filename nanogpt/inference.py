@@ -77,13 +77,15 @@ def loaded_from(source: str,  # what model_source returned
 
 
 def _sampling_model(source: str, device: str, quantize: str | None, compile: bool, say):
-    "The model and tokenizer to sample from, in the precision asked for"
-    if quantize and device != 'cpu':
+    """The model and tokenizer to sample from, in the precision asked for: 'auto' measures on the
+    CPU and keeps float32 weights elsewhere"""
+    if quantize == 'auto' and device != 'cpu': quantize = None
+    if quantize in ('bf16', 'int8') and device != 'cpu':
         raise ConfigError(f'--quantize {quantize} runs on the CPU (dynamic int8 kernels); '
-                          'pass --device=cpu, or drop --quantize.')
+                          'pass --device=cpu, or --quantize float32.')
     model, tokenizer = load_model(source, device)
     say(loaded_from(source, model), file=sys.stderr)
-    if quantize:
+    if quantize not in (None, 'float32'):
         from nanogpt.export import choose_sampling_precision, with_precision
         if quantize == 'auto':
             quantize, reason = choose_sampling_precision(model)
@@ -127,7 +129,7 @@ def sample_job(source: str,  # what model_source returned
                device: str = 'auto',  # where to sample
                dtype: str = 'auto',  # autocast precision
                compile: bool = False,  # torch.compile the model first
-               quantize: str | None = None,  # 'int8', 'bf16' or 'auto' (on the CPU)
+               quantize: str | None = None,  # 'auto', 'float32', 'bf16' or 'int8' (on the CPU)
                say=print,  # where a note on the precision goes
               ):
     "Each sample as an iterator of text pieces"
@@ -202,7 +204,7 @@ def chat_job(source: str,  # what model_source returned
              seed: int | None = None,  # the same seed gives the same answers (None: random)
              system: str | None = None,  # a system message that opens the conversation
              device: str = 'auto',  # where the model runs
-             quantize: str | None = None,  # 'int8', 'bf16' or 'auto' (on the CPU)
+             quantize: str | None = None,  # 'auto', 'float32', 'bf16' or 'int8' (on the CPU)
              on_drop=None,  # called once, when the oldest turns first no longer fit
              say=print,  # where a note on the model loaded goes
             ) -> Conversation:

@@ -47,7 +47,6 @@ from .evaluate import estimate_losses
 from .files import moved, rng_state, set_rng_state
 from .model import configure_optimizer  # lesson 05's, behind GPT.configure_optimizers
 from .modern import muon_adamw
-from .pretrained import clean_state_dict
 from .runtime import StopRequest, autocast_context, resolve_device, resolve_dtype
 
 # Names that lived here before 0.2 still import from here, with a DeprecationWarning
@@ -258,7 +257,7 @@ def save(run: Run,  # the run to save
     ranks = run.parallel.gather({'loaders': loader_states, 'rng': rng_state()})
     model_state, optimizer_state = run.parallel.state_dicts(run.model, run.optimizer)
     if not run.parallel.is_main: return
-    state = {'model': clean_state_dict(model_state), 'optimizer': optimizer_state,
+    state = {'model': model_state, 'optimizer': optimizer_state,
              'model_args': asdict(run.model.config),
              'config': run.resolved_config, 'tokenizer': run.meta['tokenizer'],
              'iter_num': run.iter_num, 'best_val_loss': run.best_val_loss,
