@@ -5,9 +5,11 @@
 # %% ../nbs/12_serving.ipynb #dd76ddf5
 from __future__ import annotations
 
+import ast
 import asyncio
 import html
 import json
+import math
 import re
 import secrets
 import threading
@@ -65,8 +67,8 @@ _all_ = ['ACCEPT_BURST', 'BODY_TIMEOUTS', 'BUSY', 'BUSY_BODY', 'LOCAL_HOSTS', 'M
 # %% auto #0
 __all__ = ['CALL_PATTERN', 'NEUTRAL', 'COMPLETION_FIELDS', 'MAX_PROMPT_CHARS', 'CHAT_FIELDS', 'FUNCTION_NAME', 'TOOL_CHOICES',
            'SERVE_EXTRA', 'PLAYGROUND', 'check_cache_memory', 'Completion', 'Scheduler', 'declared_call',
-           'sampling_settings', 'parse_completion', 'parse_chat', 'check_tools', 'tool_turns', 'make_app',
-           'playground_page', 'serve', 'ACCEPT_BURST', 'BODY_TIMEOUTS', 'BUSY', 'BUSY_BODY', 'LOCAL_HOSTS',
+           'json_arguments', 'sampling_settings', 'parse_completion', 'parse_chat', 'check_tools', 'tool_turns',
+           'make_app', 'playground_page', 'serve', 'ACCEPT_BURST', 'BODY_TIMEOUTS', 'BUSY', 'BUSY_BODY', 'LOCAL_HOSTS',
            'MAX_INT_DIGITS', 'RequestError', 'authorize', 'check_host', 'connection_cap', 'guarded_protocol', 'host_of',
            'listen', 'parse_json', 'quiet_descriptor_shortage', 'served_hosts']
 
@@ -98,7 +100,8 @@ class Completion:
     cancelled: bool = False
     stop_tokens: frozenset = frozenset()  # ids that end it, never shown (a chat's <|end|>)
     seen: int = 0  # the ids of its row handed out as text so far, the prompt's included
-    functions: frozenset = frozenset()  # the client's functions: a call to one ends the request
+    # the client's functions, each name with its parameters' names: a call to one ends the request
+    functions: dict = field(default_factory=dict)
     call: tuple | None = None  # (name, arguments) of such a call (arguments None: not JSON)
     # ids the reply begins with, written before the model's first token (tool_choice's <|tool|>):
     # counted among its tokens, while max_tokens counts those the model writes after them
@@ -230,16 +233,29 @@ CALL_PATTERN = re.compile(r'\s*([A-Za-z0-9_-]{1,64})\((.*)\)\s*', re.DOTALL)  # 
 
 def declared_call(tok,  # the model's tokenizer, with tool tokens
                   seq: list,  # a row's ids, ending with <|/tool|>
-                  functions: frozenset,  # the names of the functions the client declared
+                  functions: dict,  # the client's functions: name -> its parameters' names
                  ) -> tuple | None:
     """(name, arguments as JSON text) of the call `seq` closes, if it calls one of `functions`;
-    arguments None when they are not a JSON object; None for any other call"""
+    arguments None when they are not JSON (`json_arguments`); None for any other call"""
     found = CALL_PATTERN.fullmatch(tok.decode(closed_call(tool_ids(tok), seq)))
     if found is None or found[1] not in functions: return None
-    arguments = found[2].strip() or '{}'
-    try: readable = isinstance(parse_json(arguments.encode()), dict)  # no NaN, no 1e999
-    except RequestError: readable = False
-    return found[1], arguments if readable else None
+    return found[1], json_arguments(found[2], functions[found[1]])
+
+
+def json_arguments(written: str,  # what the model wrote between the call's brackets
+                   names: tuple,  # the function's parameters, in their declared order
+                  ) -> str | None:
+    """The arguments as a JSON object's text: a JSON object as written, or literals in order
+    (`"annals", 3`) named by `names`; None for anything else, or more literals than names"""
+    written = written.strip() or '{}'
+    try:
+        if isinstance(parse_json(written.encode()), dict): return written  # no NaN, no 1e999
+    except RequestError: pass
+    try: values = ast.literal_eval(f'({written},)')  # parsed, never run
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError): return None
+    literal = type(values) is tuple and all(
+        type(v) in (str, int) or type(v) is float and math.isfinite(v) for v in values)
+    return json.dumps(dict(zip(names, values))) if literal and len(values) <= len(names) else None
 
 
 def _tool_call(name: str, arguments: str) -> dict:
@@ -425,20 +441,20 @@ FUNCTION_NAME = re.compile(r'[A-Za-z0-9_-]{1,64}')  # a function's name, as Open
 
 def check_tools(body: dict,  # a chat request
                 tokenizer,  # the model's tokenizer
-               ) -> tuple[frozenset, list, list]:
-    """(the names of the functions whose calls go back to the client, the ids the reply begins
-    with, warnings) from the request's `tools` and `tool_choice`, or a RequestError"""
+               ) -> tuple[dict, list, list]:
+    """(the functions whose calls go back to the client, each name with its parameters' names;
+    the ids the reply begins with; warnings) from `tools` and `tool_choice`, or a RequestError"""
     tools, choice = body.get('tools'), body.get('tool_choice')
     if body.get('parallel_tool_calls') not in (None, True, False):  # at most one call: either
         raise RequestError('parallel_tool_calls must be true or false.', 'parallel_tool_calls')
     if tools is None:
-        if choice is None: return frozenset(), [], []
+        if choice is None: return {}, [], []
         raise RequestError('tool_choice needs tools: declare the functions in tools.',
                            'tool_choice')
     if not isinstance(tools, list) or not tools:
         raise RequestError('tools must be a non-empty list of {"type": "function", "function": '
                            '{"name": ...}}.', 'tools')
-    names = []
+    functions = {}  # name -> its parameters' names
     for i, tool in enumerate(tools):
         shaped = isinstance(tool, dict) and tool.get('type') == 'function'
         function = tool.get('function') if shaped else None
@@ -447,13 +463,25 @@ def check_tools(body: dict,  # a chat request
             raise RequestError(f'tools[{i}] is not {{"type": "function", "function": {{"name": '
                                '...}}, the name made of letters, digits, _ and - (at most 64).',
                                'tools')
-        if name in names: raise RequestError(f'tools[{i}] declares {name} again.', 'tools')
-        names.append(name)
-    opening = _opening(choice, names, tokenizer)
+        if name in functions: raise RequestError(f'tools[{i}] declares {name} again.', 'tools')
+        functions[name] = _parameters(function.get('parameters'), i)
+    opening = _opening(choice, list(functions), tokenizer)
     if 'tool' not in chat_template(tokenizer):
-        return frozenset(), [], ['tools ignored: this model has no tool tokens, so it was not '
+        return {}, [], ['tools ignored: this model has no tool tokens, so it was not '
                                  'trained to call functions; it answers in text.']
-    return frozenset() if choice == 'none' else frozenset(names), opening, []
+    return {} if choice == 'none' else functions, opening, []
+
+
+def _parameters(schema,  # a declared function's `parameters`, if any
+                i: int,  # its tool's number, for the error
+               ) -> tuple:
+    "The names of the parameters, in their order; a RequestError for a schema not an object's"
+    if schema is None: return ()
+    properties = schema.get('properties') if isinstance(schema, dict) else None
+    if not (isinstance(properties, dict) and schema.get('type', 'object') == 'object'):
+        raise RequestError(f'tools[{i}]: parameters must be a JSON schema {{"type": "object", '
+                           '"properties": {...}}, each parameter named in properties.', 'tools')
+    return tuple(properties)
 
 # %% ../nbs/12_serving.ipynb #0b4c208d
 TOOL_CHOICES = '"auto", "none", "required" or {"type": "function", "function": {"name": ...}}'
