@@ -24,8 +24,8 @@ from .runs import CLOSING_COST, EVAL_BATCH_COST, closing_cost, precision_key
 from .train import build_optimizer
 
 # %% auto #0
-__all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'MUON_TOKENS_PER_PARAM', 'SAME_SPEED', 'TRAIN_SHARE', 'SHORT_RUN_STEPS',
-           'WARMUP_SHARE', 'MUON_DECAY_TO', 'LAYOUT_KEYS', 'EVAL_SHARE', 'MIN_STEPS', 'shape_config', 'shape_params',
+__all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'MUON_TOKENS_PER_PARAM', 'TRAIN_SHARE', 'SHORT_RUN_STEPS', 'WARMUP_SHARE',
+           'MUON_DECAY_TO', 'LAYOUT_KEYS', 'EVAL_SHARE', 'MIN_STEPS', 'shape_config', 'shape_params',
            'cached_throughput', 'shape_throughput', 'budget_shape', 'short_run_settings', 'plan_evaluations',
            'smallest_shape', 'fit_budget']
 
@@ -40,8 +40,6 @@ BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 3
 TOKENS_PER_PARAM = 8.0
 # with lesson 14's layout and Muon, which learns more from each token: the best of its own sweep
 MUON_TOKENS_PER_PARAM = 4.0
-# with Muon, a larger shape that trains at least this share as fast as the best so far replaces it
-SAME_SPEED = 0.9
 # of a budget, the share spent on training steps at the measured speed (the sweep: 0.68; the rest:
 # setup, evaluations, slower steps)
 TRAIN_SHARE = 0.7
@@ -169,12 +167,9 @@ def budget_shape(time_budget: float,  # seconds for the whole run
         tokens = measure(shape, device, vocab_size, seconds) * TRAIN_SHARE * time_budget
         ratio = tokens / shape_params(shape, vocab_size)
         distance = abs(math.log(ratio / rule))
-        # with Muon, a larger shape that trains about as fast: as many tokens, more parameters
-        as_fast = optimizer == 'muon' and tokens >= SAME_SPEED * best_tokens
-        if distance < best_distance or as_fast:
-            best, best_distance, best_tokens = shape, distance, tokens
-        # a larger shape sees fewer tokens per parameter still: measured only if it may be as fast
-        if ratio < rule and not (optimizer == 'muon' and best is shape): break
+        if distance < best_distance: best, best_distance, best_tokens = shape, distance, tokens
+        # a larger shape sees fewer tokens per parameter still: no need to measure it
+        if ratio < rule: break
     steps = best_tokens / (best['batch_size'] * best['block_size'])
     return {**best, **short_run_settings(best, steps, optimizer)}
 
