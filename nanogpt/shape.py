@@ -24,8 +24,8 @@ from .runs import CLOSING_COST, EVAL_BATCH_COST, closing_cost, precision_key
 from .train import build_optimizer
 
 # %% auto #0
-__all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'MUON_TOKENS_PER_PARAM', 'TRAIN_SHARE', 'SHORT_RUN_STEPS', 'WARMUP_SHARE',
-           'MUON_DECAY_TO', 'LAYOUT_KEYS', 'EVAL_SHARE', 'MIN_STEPS', 'shape_config', 'shape_params',
+__all__ = ['BUDGET_SHAPES', 'TOKENS_PER_PARAM', 'MUON_TOKENS_PER_PARAM', 'MUON_SHAPES', 'TRAIN_SHARE', 'SHORT_RUN_STEPS',
+           'WARMUP_SHARE', 'MUON_DECAY_TO', 'LAYOUT_KEYS', 'EVAL_SHARE', 'MIN_STEPS', 'shape_config', 'shape_params',
            'cached_throughput', 'shape_throughput', 'budget_shape', 'short_run_settings', 'plan_evaluations',
            'smallest_shape', 'fit_budget']
 
@@ -40,6 +40,9 @@ BUDGET_SHAPES = ((2, 64), (2, 96), (2, 128), (2, 192), (4, 192), (4, 256), (6, 3
 TOKENS_PER_PARAM = 8.0
 # with lesson 14's layout and Muon, which learns more from each token: the best of its own sweep
 MUON_TOKENS_PER_PARAM = 4.0
+# with Muon, one block of 128 takes the place of two of 64: on the CPUs we measured it trains about
+# as fast (a step's cost there is dispatch, not arithmetic) and it ended lower at 6 and 8 s budgets
+MUON_SHAPES = tuple(s for s in BUDGET_SHAPES if s != (2, 64))
 # of a budget, the share spent on training steps at the measured speed (the sweep: 0.68; the rest:
 # setup, evaluations, slower steps)
 TRAIN_SHARE = 0.7
@@ -253,9 +256,10 @@ def _pick_shape(cfg: TrainConfig,  # settings with a time_budget
                 device: str,  # a resolved device
                 vocab_size: int,  # the tokenizer's
                 measure,  # as for `budget_shape`
-                shapes=BUDGET_SHAPES,  # the candidates, (n_layer, n_embd) pairs
+                shapes=None,  # the candidates (default: the ladder, MUON_SHAPES with Muon)
                ) -> dict:
     "The rule's shape among `shapes`, with its short-run settings, less what the flags set"
+    shapes = shapes or (MUON_SHAPES if cfg.optimizer == 'muon' else BUDGET_SHAPES)
     chosen = budget_shape(cfg.time_budget, device, vocab_size, shapes=shapes, measure=measure,
                           batch_size=cfg.batch_size, optimizer=cfg.optimizer)
     return {k: v for k, v in chosen.items() if k not in explicit}
