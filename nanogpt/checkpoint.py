@@ -13,24 +13,22 @@ from dataclasses import fields
 from pathlib import Path
 
 import torch
+from safetensors.torch import load_file
 
-from . import pretrained
 from .errors import CheckpointError, ConfigError, DataError, MissingError, describe
 from .files import atomic_write_bytes, moved, tensor_digest
-from .model import GPT, GPTConfig
+from .model import GPT, GPTConfig, pretrained_function
 from .runtime import resolve_device
 from .tokenizers import tokenizer_from_meta
 
-# rng_state and set_rng_state lived here before 0.2; TOKENIZER_FILE and clean_state_dict in 0.2
-__getattr__ = moved(__name__, {'rng_state': 'nanogpt.files', 'set_rng_state': 'nanogpt.files',
-                               'TOKENIZER_FILE': 'nanogpt.pretrained',
-                               'clean_state_dict': 'nanogpt.pretrained'})
+# rng_state and set_rng_state lived here before 0.2
+__getattr__ = moved(__name__, {'rng_state': 'nanogpt.files', 'set_rng_state': 'nanogpt.files'})
 
 # %% auto #0
-__all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CHANGEABLE', 'MAX_BLOCK_SIZE', 'save_checkpoint',
-           'load_checkpoint', 'RunFolder', 'read_run_config', 'config_from_args', 'build_model', 'find_checkpoint',
-           'default_run', 'fold_adapters', 'read_nanogpt_meta', 'from_nanogpt', 'ModelSource', 'load_weights',
-           'check_finite', 'load_model', 'lineage']
+__all__ = ['CHECKPOINT_SCHEMA', 'CHECKPOINT_KEYS', 'WEIGHT_KEYS', 'CONFIG_FILE', 'TOKENIZER_FILE', 'CHANGEABLE', 'MAX_BLOCK_SIZE',
+           'clean_state_dict', 'save_checkpoint', 'load_checkpoint', 'read_weights', 'RunFolder', 'read_run_config',
+           'config_from_args', 'build_model', 'find_checkpoint', 'default_run', 'fold_adapters', 'read_nanogpt_meta',
+           'from_nanogpt', 'ModelSource', 'load_weights', 'check_finite', 'load_model', 'lineage']
 
 # %% ../nbs/engine/02_checkpoint.ipynb #21ac8027
 CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has every key
@@ -49,6 +47,16 @@ CHECKPOINT_SCHEMA = {  # key -> what it holds; a checkpoint to resume from has e
 CHECKPOINT_KEYS = tuple(CHECKPOINT_SCHEMA)
 # what a checkpoint needs to give a model to sample from or fine-tune
 WEIGHT_KEYS = ('model', 'model_args')
+
+# %% ../nbs/engine/02_checkpoint.ipynb #f086aef3
+def clean_state_dict(state_dict: dict,  # a model's state dict, possibly from torch.compile or DDP
+                    ) -> dict:
+    "`state_dict` without the `_orig_mod.` and `module.` prefixes"
+    def clean(name: str) -> str:
+        # in any order: DDP over compile, or the reverse
+        while name.startswith(('_orig_mod.', 'module.')): name = name.split('.', 1)[1]
+        return name.replace('._orig_mod.', '.')
+    return {clean(k): v for k, v in state_dict.items()}
 
 # %% ../nbs/engine/02_checkpoint.ipynb #3a5168c2
 def save_checkpoint(path,  # the file to write
@@ -99,11 +107,28 @@ def load_checkpoint(path,  # a checkpoint file
                               f'Fine-tune from it with --init_from={path.parent}.')
     return checkpoint
 
+# %% ../nbs/engine/02_checkpoint.ipynb #bab44295
+def read_weights(path,  # model.safetensors or pytorch_model.bin
+                ) -> dict:
+    "The tensors in a weights file, read without running code (safetensors, or weights_only=True)"
+    path = Path(path)
+    try:
+        if path.suffix == '.safetensors': return load_file(path)
+        return torch.load(path, map_location='cpu', weights_only=True)
+    except Exception as e:
+        raise CheckpointError(f'{path} is not a readable weights file (truncated or corrupt: '
+                              f'{describe(e, 120)}). '
+                              'Download it again.') from None
+
 # %% ../nbs/engine/02_checkpoint.ipynb #3fbc7163
+CONFIG_FILE = 'config.json'  # a run's settings; in a Hugging Face folder, its model's
+TOKENIZER_FILE = 'nanogpt_tokenizer.json'  # beside an exported model: the tokenizer it samples with
+
+
 class RunFolder:
     "A run's out_dir and its files, each named once: every reader and writer of them comes here"
     LAST, BEST, LOG, EVAL = 'ckpt.pt', 'best.pt', 'log.jsonl', 'eval.json'
-    CONFIG = pretrained.CONFIG_FILE  # the run's settings (a Hugging Face folder's: its model's)
+    CONFIG = CONFIG_FILE
     FILES = (LAST, BEST, LOG, EVAL)  # what a run leaves beside its settings
 
     def __init__(self, out_dir): self.path = Path(out_dir)
@@ -209,7 +234,7 @@ def build_model(checkpoint: dict,  # a loaded checkpoint: at least `model` and `
     try: cfg = config_from_args(checkpoint['model_args'], **overrides)
     except ConfigError as e:
         raise CheckpointError(f"The checkpoint's model_args describe no model: {e}") from None
-    state = {k: v for k, v in pretrained.clean_state_dict(checkpoint['model']).items()
+    state = {k: v for k, v in clean_state_dict(checkpoint['model']).items()
              if not k.endswith('.attn.bias')}  # not the old mask buffers
     state = fold_adapters(state, checkpoint.get('lora'))  # a LoRA run's adapters (lesson 13)
     _check_shapes(cfg, state)
@@ -300,7 +325,7 @@ def from_nanogpt(checkpoint: dict,  # loaded from a ckpt.pt that nanoGPT's train
     model_args = dict(checkpoint['model_args'])
     if model_args.get('vocab_size') == 50304 and tokenizer.get('kind') == 'tiktoken':  # GPT-2's
         model_args.update(vocab_size=50257, pad_vocab_size_multiple=64)
-    return {**checkpoint, 'model': pretrained.clean_state_dict(checkpoint['model']),
+    return {**checkpoint, 'model': clean_state_dict(checkpoint['model']),
             'model_args': model_args, 'tokenizer': tokenizer,
             'best_val_loss': float(checkpoint.get('best_val_loss', float('inf')))}
 
@@ -323,11 +348,8 @@ class ModelSource:
     def model_config(self) -> GPTConfig:
         "The model's shape, read without its weights"
         if self.checkpoint is not None: return config_from_args(self.header['model_args'])
-        if str(self.source) in pretrained.GPT2_SIZES:
-            sizes = pretrained.GPT2_SIZES[str(self.source)]
-            return GPTConfig(**dict(zip(('n_layer', 'n_head', 'n_embd'), sizes)))
-        if self.run is not None and self.run.config.is_file():  # a Hugging Face folder
-            return pretrained.config_from_hf(json.loads(self.run.config.read_text()))
+        config = pretrained_function('pretrained_config')(self.source)  # GPT-2, an HF folder
+        if config is not None: return config
         raise MissingError(f'No checkpoint at {self.source}: train with --init_from=scratch '
                            'first, or point --out_dir at the folder that holds ckpt.pt.')
 
@@ -335,7 +357,7 @@ class ModelSource:
         "The tokenizer entry the model needs; None where a Hugging Face folder does not say"
         if self.checkpoint is not None:  # ours, or nanoGPT's beside its meta.pkl
             return from_nanogpt(self.header, self.run.path)['tokenizer']
-        saved = Path(self.source) / pretrained.TOKENIZER_FILE
+        saved = Path(self.source) / TOKENIZER_FILE
         if saved.is_file(): return json.loads(saved.read_text())
         if self.model_config().vocab_size == 50257: return {'kind': 'tiktoken', 'encoding': 'gpt2'}
         return None
@@ -351,7 +373,7 @@ class ModelSource:
             checkpoint = self.read(device)
             model = check_finite(build_model(checkpoint, **overrides), self.checkpoint)
             return model.to(device), checkpoint['tokenizer']
-        model = pretrained.from_pretrained(str(self.source), **overrides)  # GPT-2, an HF folder
+        model = pretrained_function('from_pretrained')(str(self.source), **overrides)
         return check_finite(model, self.source).to(device), self.tokenizer()
 
 
@@ -381,7 +403,7 @@ def load_model(source,  # as for `load_weights`
     model, tokenizer = load_weights(source, device)
     if tokenizer is None:
         raise CheckpointError(f'{source} has {model.config.vocab_size:,} tokens and no '
-                              f'{pretrained.TOKENIZER_FILE}: nanogpt cannot tell which tokenizer '
+                              f'{TOKENIZER_FILE}: nanogpt cannot tell which tokenizer '
                               'it needs. Save it with save_pretrained(model, path, tokenizer).')
     return model.eval(), tokenizer_from_meta(tokenizer)
 

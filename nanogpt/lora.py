@@ -17,11 +17,11 @@ import torch.nn.functional as F
 from safetensors.torch import load_file, save
 
 from .chat import add_tokens
-from .checkpoint import ModelSource, build_model
+from .checkpoint import ModelSource, build_model, clean_state_dict
 from .errors import CheckpointError, ConfigError, MissingError
 from .files import atomic_write_bytes
 from .model import GPT
-from .pretrained import TOKENIZER_FILES, clean_state_dict, save_tokenizer
+from .pretrained import TOKENIZER_FILES, save_tokenizer
 from .runs import train_new_tokens
 from .tokenizers import tokenizer_from_meta
 from .train import SingleProcess, TrainConfig, train

@@ -297,13 +297,16 @@ GPT2_PADDED_VOCAB = 50_304
 def run_memory_estimate(cfg: TrainConfig,  # the run's settings
                         device: str,  # a resolved device
                        ) -> tuple:
-    "(GPTConfig, dtype, memory estimate) of the run `cfg` on `device`, without building the model"
+    """(GPTConfig, dtype, memory estimate, bytes available or None) of the run `cfg` on `device`,
+    without building the model"""
     base, meta = start_config(cfg), Path(cfg.data_dir) / cfg.dataset / 'meta.json'
     # nanoGPT's default before a dataset is prepared
     vocab_size = base.vocab_size if base else GPT2_PADDED_VOCAB
     if not base and meta.exists(): vocab_size = load_meta(meta.parent)['vocab_size']
-    config, dtype = run_config(cfg, vocab_size, base), resolve_dtype(cfg.dtype, device)
-    return config, dtype, estimate_memory(config, cfg.batch_size, dtype, device, cfg.optimizer)
+    config = run_config(cfg, vocab_size, base)
+    dtype, available = resolve_dtype(cfg.dtype, device), available_memory(device)
+    estimate = estimate_memory(config, cfg.batch_size, dtype, device, cfg.optimizer)
+    return config, dtype, estimate, available
 
 
 def dry_run(cfg: TrainConfig,  # the run's settings
@@ -312,8 +315,7 @@ def dry_run(cfg: TrainConfig,  # the run's settings
            ):
     """Print the memory estimate of the run `cfg` describes and whether it fits on `device`;
     build and train nothing"""
-    config, dtype, estimate = run_memory_estimate(cfg, device)
-    available = available_memory(device)
+    config, dtype, estimate, available = run_memory_estimate(cfg, device)
     verdict = None if available is None else fits(estimate, available)
     if as_json:
         return print(json.dumps({**estimate, 'available_bytes': available, 'fits': verdict,
@@ -335,9 +337,8 @@ def check_memory(cfg: TrainConfig,  # the run's settings
     "Refuse a run that will not fit (a GPU's free memory, CPU_MARGIN x a CPU's), naming what would"
     gpu = device.startswith('cuda')
     if not (gpu or device == 'cpu') or cfg.fsdp or cfg.lora_rank: return  # sharded, frozen
-    try: config, dtype, estimate = run_memory_estimate(cfg, device)
+    try: config, dtype, estimate, available = run_memory_estimate(cfg, device)
     except Exception: return  # a checkpoint it cannot read: the run's own checks say what is wrong
-    available = available_memory(device)
     if available is None: return
     if gpu and fits(estimate, available): return
     if not gpu and estimate['total_bytes'] <= CPU_MARGIN * available: return

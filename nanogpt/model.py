@@ -21,7 +21,7 @@ from .runtime import eager_only
 
 # %% auto #0
 __all__ = ['MODERN_SWITCHES', 'LAYER_NORM_EPS', 'PRETRAINED', 'GPTConfig', 'layout_changes', 'MLP', 'LayerNorm', 'make_norm',
-           'Block', 'GPT', 'weighted_cross_entropy', 'configure_optimizer']
+           'Block', 'GPT', 'weighted_cross_entropy', 'configure_optimizer', 'pretrained_function']
 
 # %% ../nbs/05_gpt.ipynb #5272b776
 @dataclass
@@ -436,13 +436,14 @@ def configure_optimizers(self: GPT,
     return configure_optimizer(self, weight_decay, learning_rate, betas, device_type)
 
 
-PRETRAINED = {}  # 'from_pretrained', 'save_pretrained': lesson 08's functions, set when imported
+# 'from_pretrained', 'save_pretrained', 'pretrained_config': lesson 08's, set when imported
+PRETRAINED = {}
 
 
-def _pretrained(name: str):  # 'from_pretrained' or 'save_pretrained'
+def pretrained_function(name: str):  # a key of PRETRAINED
     "Lesson 08's function `name`, which `nanogpt.pretrained` puts here on import"
     if name not in PRETRAINED:
-        raise ConfigError(f'GPT.{name} needs nanogpt.pretrained: import nanogpt.pretrained first.')
+        raise ConfigError(f'{name} needs nanogpt.pretrained: import nanogpt.pretrained first.')
     return PRETRAINED[name]
 
 
@@ -452,7 +453,7 @@ def from_pretrained(cls: GPT,
                     override_args: dict | None = None,  # such as {'dropout': 0.1}
                    ) -> GPT:
     "nanoGPT's: a GPT with GPT-2's weights (lesson 08's `nanogpt.from_pretrained`)"
-    return _pretrained('from_pretrained')(model_type, **(override_args or {}))
+    return pretrained_function('from_pretrained')(model_type, **(override_args or {}))
 
 
 @patch
@@ -461,7 +462,7 @@ def save_pretrained(self: GPT,
                     tokenizer=None,  # its tokenizer (optional)
                    ):
     "Hugging Face's: the model in GPT-2's layout (lesson 08's `nanogpt.save_pretrained`)"
-    return _pretrained('save_pretrained')(self, path, tokenizer)
+    return pretrained_function('save_pretrained')(self, path, tokenizer)
 
 # %% ../nbs/05_gpt.ipynb #9163d0bb
 @patch

@@ -12,25 +12,24 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import torch
-from safetensors.torch import load_file, save
+from safetensors.torch import save
 
 from .chat import hf_chat_template
+from .checkpoint import CONFIG_FILE, TOKENIZER_FILE, clean_state_dict, read_weights
 from .errors import CheckpointError, ConfigError, MissingError, describe
 from .files import atomic_write_bytes
 from .model import GPT, LAYER_NORM_EPS, PRETRAINED, GPTConfig, layout_changes
 
 # %% auto #0
-__all__ = ['GPT2_SIZES', 'HF_REPOS', 'CONFIG_FILE', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'TOKENIZER_FILE',
-           'TOKENIZER_FILES', 'config_from_hf', 'hf_config', 'clean_state_dict', 'from_hf_state_dict',
-           'to_hf_state_dict', 'hub_cache', 'pretrained_files', 'read_weights', 'from_pretrained', 'save_pretrained',
-           'save_tokenizer', 'hf_tokenizer_config']
+__all__ = ['GPT2_SIZES', 'HF_REPOS', 'WEIGHT_FILES', 'CONV1D_WEIGHTS', 'GELU_NAMES', 'TOKENIZER_FILES', 'config_from_hf',
+           'hf_config', 'from_hf_state_dict', 'to_hf_state_dict', 'hub_cache', 'pretrained_files', 'from_pretrained',
+           'pretrained_config', 'save_pretrained', 'save_tokenizer', 'hf_tokenizer_config']
 
 # %% ../nbs/08_gpt2.ipynb #0998e18a
 GPT2_SIZES = {  # OpenAI's GPT-2s: (n_layer, n_head, n_embd); each with 50,257 tokens, context 1,024
     'gpt2': (12, 12, 768), 'gpt2-medium': (24, 16, 1024), 'gpt2-large': (36, 20, 1280),
     'gpt2-xl': (48, 25, 1600)}
 HF_REPOS = {name: f'openai-community/{name}' for name in GPT2_SIZES}  # on the Hugging Face Hub
-CONFIG_FILE = 'config.json'  # the model's configuration, beside its weights
 WEIGHT_FILES = ('model.safetensors', 'pytorch_model.bin')  # either one, next to config.json
 CONV1D_WEIGHTS = ('attn.c_attn.weight', 'attn.c_proj.weight',  # stored (in, out) by GPT-2
                   'mlp.c_fc.weight', 'mlp.c_proj.weight')
@@ -105,16 +104,6 @@ def hf_config(config: GPTConfig,  # our model's configuration
             'attn_pdrop': config.dropout, 'layer_norm_epsilon': LAYER_NORM_EPS,
             'initializer_range': 0.02, 'scale_attn_weights': True, 'tie_word_embeddings': True,
             'torch_dtype': 'float32', **gpt2_ids, **layout}
-
-# %% ../nbs/08_gpt2.ipynb #f086aef3
-def clean_state_dict(state_dict: dict,  # a model's state dict, possibly from torch.compile or DDP
-                    ) -> dict:
-    "`state_dict` without the `_orig_mod.` and `module.` prefixes"
-    def clean(name: str) -> str:
-        # in any order: DDP over compile, or the reverse
-        while name.startswith(('_orig_mod.', 'module.')): name = name.split('.', 1)[1]
-        return name.replace('._orig_mod.', '.')
-    return {clean(k): v for k, v in state_dict.items()}
 
 # %% ../nbs/08_gpt2.ipynb #f2759b69
 def from_hf_state_dict(hf_state: dict,  # a GPT-2 checkpoint's tensors, `transformer.` or not
@@ -221,19 +210,6 @@ def pretrained_files(name_or_path,  # a GPT-2 name, or a folder in the Hugging F
     raise MissingError(f'{name_or_path!r} is neither a folder nor one of {", ".join(GPT2_SIZES)}.')
 
 # %% ../nbs/08_gpt2.ipynb #bab44295
-def read_weights(path,  # model.safetensors or pytorch_model.bin
-                ) -> dict:
-    "The tensors in a weights file, read without running code (safetensors, or weights_only=True)"
-    path = Path(path)
-    try:
-        if path.suffix == '.safetensors': return load_file(path)
-        return torch.load(path, map_location='cpu', weights_only=True)
-    except Exception as e:
-        raise CheckpointError(f'{path} is not a readable weights file (truncated or corrupt: '
-                              f'{describe(e, 120)}). '
-                              'Download it again.') from None
-
-
 def _read_config(config_path: Path,  # a config.json
                 ) -> dict:
     "The contents of `config_path`; invalid JSON is a `CheckpointError`"
@@ -271,8 +247,16 @@ def from_pretrained(name_or_path,  # 'gpt2' to 'gpt2-xl', or a folder in the Hug
     model.load_state_dict(state)
     return model
 
+
+def pretrained_config(source,  # a GPT-2 name, a folder in the Hugging Face layout, or anything
+                     ) -> GPTConfig | None:
+    "The model's shape for a GPT-2 name or a Hugging Face folder, its weights unread; else None"
+    if str(source) in GPT2_SIZES:
+        return GPTConfig(**dict(zip(('n_layer', 'n_head', 'n_embd'), GPT2_SIZES[str(source)])))
+    config_path = Path(source) / CONFIG_FILE
+    return config_from_hf(_read_config(config_path)) if config_path.is_file() else None
+
 # %% ../nbs/08_gpt2.ipynb #390c98d7
-TOKENIZER_FILE = 'nanogpt_tokenizer.json'  # beside config.json: the tokenizer nanogpt samples with
 TOKENIZER_FILES = (TOKENIZER_FILE, 'tokenizer_config.json')  # what `save_tokenizer` may write
 
 
@@ -308,8 +292,10 @@ def save_pretrained(model: GPT,  # our model
     return path
 
 
-# nanoGPT's GPT.from_pretrained and Hugging Face's model.save_pretrained (lesson 05) call these
-PRETRAINED.update(from_pretrained=from_pretrained, save_pretrained=save_pretrained)
+# nanoGPT's GPT.from_pretrained and Hugging Face's model.save_pretrained (lesson 05) call these,
+# and the checkpoint notebook's door for every model
+PRETRAINED.update(from_pretrained=from_pretrained, save_pretrained=save_pretrained,
+                  pretrained_config=pretrained_config)
 
 # %% ../nbs/08_gpt2.ipynb #d89d6277
 def save_tokenizer(path: Path,  # the folder of a saved model (or of a LoRA run's adapters)
