@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .align import DPOObjective, RLObjective, read_preferences
 from .chat import read_conversations
-from .checkpoint import default_run, find_checkpoint, load_checkpoint, load_model
+from .checkpoint import ModelSource, RunFolder, default_run, find_checkpoint
 from .config import Asked, TrainConfig, TrainOptions, resolve_run
 from .corpus import CHAT_DATASETS, prepare_dataset
 from .data import DATASETS, load_meta, load_tokenizer
@@ -26,6 +26,7 @@ from .runtime import resolve_device
 from .sample import sample_text
 from .shape import fit_budget
 from .talk import Conversation
+from .tokenizers import tokenizer_from_meta
 from .train import train
 
 # here before 0.3: the jobs of the commands that use a model, which load no trainer
@@ -45,8 +46,9 @@ def learner_run(max_val_loss: float,  # the validation loss the caller needs its
     for folder in (Path(root) / default_run() for root in roots):
         checkpoint = find_checkpoint(folder)
         if checkpoint is None: continue
-        try: best = float(load_checkpoint(checkpoint).get('best_val_loss', float('inf')))
+        try: saved = RunFolder(folder).header(checkpoint)  # its plain entries: no weights read
         except NanoGPTError as e: return None, f'not using {folder}: {e}'
+        best = float(saved.get('best_val_loss', float('inf')))
         if best < max_val_loss:
             return folder, f'using the model `nanogpt train` wrote in {folder} (val {best:.3f})'
         return None, (f'not using the model in {folder}: its val loss {best:.3f} is above the '
@@ -135,7 +137,8 @@ def _closing(cfg, result: dict, options: TrainOptions, dataset_dir: Path, device
             f"{figures['bits_per_byte']:.3f} bits per byte, accuracy {figures['accuracy']:.1%}; "
             f'{cfg.out_dir}/eval.json')
     if not options.sample_tokens: return
-    tokenizer = load_model(cfg.out_dir)[1]  # the run's own, whatever the dataset holds now
+    # the run's own, whatever the dataset holds now; no weights read
+    tokenizer = tokenizer_from_meta(ModelSource(cfg.out_dir).tokenizer())
     if getattr(tokenizer, 'chat', None) is not None:  # a chat model answers a question
         return _sample_reply(result['model'], tokenizer, dataset_dir, options.sample_tokens,
                              cfg.seed, say)
