@@ -467,8 +467,8 @@ def check_tools(body: dict,  # a chat request
         functions[name] = _parameters(function.get('parameters'), i)
     opening = _opening(choice, list(functions), tokenizer)
     if 'tool' not in chat_template(tokenizer):
-        return {}, [], ['tools ignored: this model has no tool tokens, so it was not '
-                                 'trained to call functions; it answers in text.']
+        return {}, [], ['tools ignored: this model has no tool tokens, so it was not trained to '
+                        'call functions; it answers in text.']
     return {} if choice == 'none' else functions, opening, []
 
 
