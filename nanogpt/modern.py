@@ -5,9 +5,12 @@
 # %% ../nbs/14_modern.ipynb #2e637ac9
 from __future__ import annotations
 
+from collections import defaultdict
+
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
+from torch.optim.adamw import adamw
 
 from .attention import CausalSelfAttention
 from .errors import ConfigError
@@ -15,7 +18,7 @@ from .runtime import autocast_float32, sdpa
 
 # %% auto #0
 __all__ = ['ROPE_BASE', 'NS_COEFFICIENTS', 'rotary_tables', 'apply_rotary', 'Attention', 'ReLU2Function', 'ReLU2', 'RMSNorm',
-           'softcap', 'newton_schulz', 'Muon', 'Optimizers', 'muon_matrices', 'muon_adamw']
+           'softcap', 'newton_schulz', 'LeanOptimizer', 'Muon', 'AdamW', 'Optimizers', 'muon_matrices', 'muon_adamw']
 
 # %% ../nbs/14_modern.ipynb #11ee08eb
 ROPE_BASE = 10_000.0  # the base of the rotation frequencies, as in RoFormer, Llama, nanochat
@@ -137,8 +140,53 @@ def newton_schulz(G: torch.Tensor,  # (rows, cols) a gradient or its momentum, o
         X = torch.baddbmm(X, B, X, beta=a)
     return (X.mT if tall else X).reshape(G.shape).type_as(G)
 
+# %% ../nbs/14_modern.ipynb #04c08e71
+class LeanOptimizer:
+    """What a training loop uses of `torch.optim.Optimizer` (`param_groups`, `state`, `zero_grad`,
+    PyTorch's state-dict format), without loading PyTorch's compiler as its first step does"""
+    def __init__(self, params,  # tensors, or groups: dicts of 'params' and their own settings
+                 defaults: dict):  # every group's settings, unless the group sets its own
+        groups = list(params)
+        if groups and not isinstance(groups[0], dict): groups = [{'params': groups}]
+        self.defaults = defaults
+        self.param_groups = [{**defaults, **group, 'params': list(group['params'])}
+                             for group in groups]
+        self.state = defaultdict(dict)  # parameter -> its tensors
+
+    def _params(self) -> list: return [p for group in self.param_groups for p in group['params']]
+
+    def zero_grad(self, set_to_none: bool = True):
+        for p in self._params():
+            if set_to_none: p.grad = None
+            elif p.grad is not None: p.grad.zero_()
+
+    def state_dict(self) -> dict:
+        "PyTorch's format: each parameter by its place, counted across the groups"
+        place = {id(p): i for i, p in enumerate(self._params())}
+        groups, start = [], 0
+        for group in self.param_groups:
+            end = start + len(group['params'])
+            groups.append({**group, 'params': list(range(start, end))})
+            start = end
+        return {'state': {place[id(p)]: dict(s) for p, s in self.state.items()},
+                'param_groups': groups}
+
+    def load_state_dict(self, saved: dict):  # from `state_dict`, or a PyTorch optimizer's
+        sizes = [len(group['params']) for group in self.param_groups]
+        if [len(group['params']) for group in saved['param_groups']] != sizes:
+            raise ConfigError('The saved optimizer state has other parameter groups than this '
+                              'model: resume with the settings the run was trained with.')
+        for group, saved_group in zip(self.param_groups, saved['param_groups']):
+            group.update({k: v for k, v in saved_group.items() if k != 'params'})
+        params, self.state = self._params(), defaultdict(dict)
+        for place, saved_state in saved['state'].items():
+            p = params[int(place)]
+            self.state[p] = {k: v.to(p.device, p.dtype)  # 'step' stays as saved
+                             if torch.is_tensor(v) and v.is_floating_point() and k != 'step'
+                             else v for k, v in saved_state.items()}
+
 # %% ../nbs/14_modern.ipynb #5dba074a
-class Muon(torch.optim.Optimizer):
+class Muon(LeanOptimizer):
     "Muon (Keller Jordan, 2024): Nesterov SGD whose update is orthogonalised by `newton_schulz`"
     def __init__(self, params,  # matrices only
                  # the step; each update's singular values are about 1,
@@ -180,11 +228,40 @@ class Muon(torch.optim.Optimizer):
                     # tall: the same change per column
                     p.add_(update, alpha=-group['lr'] * max(1.0, rows / cols) ** 0.5)
 
+# %% ../nbs/14_modern.ipynb #0a79a632
+class AdamW(LeanOptimizer):
+    "`torch.optim.AdamW`'s arithmetic (`torch.optim.adamw.adamw`) on a `LeanOptimizer`"
+    def __init__(self, params,  # tensors, or groups of them
+                 lr: float = 1e-3,  # the step
+                 betas: tuple = (0.9, 0.999),  # decay of the running means of g and g²
+                 eps: float = 1e-8,  # added to the root of the running mean of g²
+                 weight_decay: float = 1e-2):  # decoupled: p -= lr * weight_decay * p
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+
+    def _moments(self, p) -> dict:
+        "Parameter p's state: its step count and the running means of its gradient and square"
+        if not self.state[p]:
+            self.state[p].update(step=torch.tensor(0.0), exp_avg=torch.zeros_like(p),
+                                 exp_avg_sq=torch.zeros_like(p))
+        return self.state[p]
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            params = [p for p in group['params'] if p.grad is not None]
+            if not params: continue
+            moments = [self._moments(p) for p in params]
+            adamw(params, [p.grad for p in params], [m['exp_avg'] for m in moments],
+                  [m['exp_avg_sq'] for m in moments], [], [m['step'] for m in moments],
+                  foreach=True, amsgrad=False, maximize=False, lr=group['lr'],
+                  beta1=group['betas'][0], beta2=group['betas'][1],
+                  weight_decay=group['weight_decay'], eps=group['eps'])
+
 # %% ../nbs/14_modern.ipynb #94f93157
 class Optimizers:
     """Several optimizers stepped as one:
     a training loop sees one `param_groups`, `step`, `zero_grad` and state dict"""
-    def __init__(self, *optimizers: torch.optim.Optimizer): self.optimizers = optimizers
+    def __init__(self, *optimizers: LeanOptimizer): self.optimizers = optimizers
 
     @property
     def param_groups(self) -> list: return [g for o in self.optimizers for g in o.param_groups]
@@ -231,4 +308,4 @@ def muon_adamw(model: nn.Module,  # the model to train
                     {'params': [p for p in rest if p.dim() < 2], 'weight_decay': 0.0}]
     muon_group = {'params': muon, 'lr_ratio': muon_lr / learning_rate}
     return Optimizers(Muon([muon_group], lr=muon_lr, weight_decay=weight_decay, ns_dtype=ns_dtype),
-                      torch.optim.AdamW(adamw_groups, lr=learning_rate, betas=betas))
+                      AdamW(adamw_groups, lr=learning_rate, betas=betas))
