@@ -219,5 +219,6 @@ def _rekey(state: dict,  # an optimizer state dict
 
 def _sharded(model: nn.Module) -> bool:
     "Whether `model` was sharded by `Distributed.shard`"
-    from torch.distributed.fsdp import FSDPModule
-    return isinstance(model, FSDPModule)
+    # only sharding imports FSDP, which takes most of a second: a run that never shards skips it
+    fsdp = sys.modules.get('torch.distributed.fsdp')
+    return fsdp is not None and isinstance(model, fsdp.FSDPModule)
