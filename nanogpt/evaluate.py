@@ -18,6 +18,7 @@ from .checkpoint import ModelSource, RunFolder, load_model
 from .data import WEIGHTS_DTYPE, check_tokenizer, load_meta, read_corpus
 from .errors import ConfigError
 from .files import moved
+from .sample import eval_mode
 
 __getattr__ = moved(__name__, dict.fromkeys(('answer_accuracy', 'evaluate_answers'),  # lesson 16's
                                            'nanogpt.tasks'))
@@ -53,12 +54,15 @@ def score_tokens(model,  # any model with forward(idx, targets) -> (logits (B, T
     if n < 1: raise ConfigError('The text has fewer than two tokens: there is nothing to predict.')
     # window k holds targets (ends[k] - context, ends[k]] and scores (ends[k-1], ends[k]]
     ends = window_ends(n, context, stride)
-    was_training, device = model.training, next(model.parameters()).device
-    model.eval()
+    with eval_mode(model):  # and back in the mode it was in
+        return _score_windows(model, ids, ends, min(context, n), batch_positions)
+
+
+def _score_windows(model, ids: torch.Tensor, ends: list, width: int, batch_positions: int) -> dict:
+    "`score_tokens`' columns: windows of `width` ending at `ends`, batched"
+    device = next(model.parameters()).device
     columns = {key: [] for key in ('nll', 'top1', 'top5', 'confidence', 'context')}
-    per_batch = max(1, batch_positions // (context * model(ids[None, :2].to(device))[0].size(-1)))
-    # every window is this wide (one window when the text is shorter than the context)
-    width = min(context, n)
+    per_batch = max(1, batch_positions // (width * model(ids[None, :2].to(device))[0].size(-1)))
     for b in range(0, len(ends), per_batch):
         batch_ends = torch.tensor(ends[b:b + per_batch])  # (B,)
         # (B,) targets each window scores: its last ones
@@ -76,7 +80,6 @@ def score_tokens(model,  # any model with forward(idx, targets) -> (logits (B, T
         columns['confidence'].append(logp.max(-1).values.exp()[keep].cpu())
         before = (torch.arange(width) + 1).expand(len(batch_ends), width)  # (B, T)
         columns['context'].append(before[keep.cpu()])
-    model.train(was_training)
     return {key: torch.cat(parts) for key, parts in columns.items()}
 
 # %% ../nbs/10_evaluation.ipynb #e23593e5
@@ -211,13 +214,11 @@ def estimate_losses(model: torch.nn.Module,  # forward(idx, targets) -> (logits,
                    ) -> dict:
     """Mean loss over `eval_iters` batches of each loader, in eval mode, summed on the device:
     one wait per split; the model's mode is restored"""
-    was_training = model.training
-    model.eval()
     losses = {}
-    for split, loader in loaders.items():
-        total = sum(batch_loss(model, loader.next_batch()).float() for _ in range(eval_iters))
-        losses[split] = total.item() / eval_iters
-    model.train(was_training)
+    with eval_mode(model):
+        for split, loader in loaders.items():
+            total = sum(batch_loss(model, loader.next_batch()).float() for _ in range(eval_iters))
+            losses[split] = total.item() / eval_iters
     return losses
 
 # %% ../nbs/10_evaluation.ipynb #d991fde3
