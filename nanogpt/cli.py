@@ -302,7 +302,9 @@ def _add_sample(sub):
     p.add_argument('--dtype', default='auto', help="'auto', 'float32', 'bfloat16' or 'float16' "
                                                    "(default: auto)")
     p.add_argument('--compile', action='store_true',
-                   help='torch.compile the model first (default: off)')
+                   help="torch.compile the model: the prompt's pass runs compiled, each new "
+                        "token the engine's own step (lesson 07), as without it "
+                        '(default: off)')
     _add_quantize_flag(p)
     p.add_argument('--stream', action='store_true', help='print each token as it is generated')
     p.set_defaults(run=_run_sample)

@@ -128,7 +128,7 @@ def sample_job(source: str,  # what model_source returned
                seed: int = 1337,  # the same seed gives the same samples
                device: str = 'auto',  # where to sample
                dtype: str = 'auto',  # autocast precision
-               compile: bool = False,  # torch.compile the model first
+               compile: bool = False,  # torch.compile the model (for the prompt; new tokens: eager)
                quantize: str | None = None,  # 'auto', 'float32', 'bf16' or 'int8' (on the CPU)
                say=print,  # where a note on the precision goes
               ):
