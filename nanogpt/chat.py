@@ -268,14 +268,14 @@ def add_tokens(model: GPT,  # a (trained) model, changed in place
               ) -> GPT:
     """Grow `model`'s vocabulary in place, and return it: the new tokens' embedding and output rows
     start at the mean of the old rows (Hewitt, 2021); the old tokens' logits do not change"""
-    cfg = model.config
+    config = model.config
     if (isinstance(new_vocab_size, bool) or not isinstance(new_vocab_size, int)
-            or new_vocab_size < cfg.vocab_size):
+            or new_vocab_size < config.vocab_size):
         raise ConfigError('add_tokens grows a vocabulary: new_vocab_size must be a whole number of '
-                          f'at least the model\'s vocab_size, {cfg.vocab_size}; '
+                          f'at least the model\'s vocab_size, {config.vocab_size}; '
                           f'got {new_vocab_size!r}.')
-    grown = replace(cfg, vocab_size=new_vocab_size)
-    sizes = (cfg.vocab_size, new_vocab_size, grown.padded_vocab_size)
+    grown = replace(config, vocab_size=new_vocab_size)
+    sizes = (config.vocab_size, new_vocab_size, grown.padded_vocab_size)
     wte, head = model.transformer.wte, model.lm_head
     tied = head.weight is wte.weight
     wte.weight = _grow_rows(wte.weight, *sizes)
