@@ -54,8 +54,9 @@ def score_tokens(model,  # any model with forward(idx, targets) -> (logits (B, T
     if n < 1: raise ConfigError('The text has fewer than two tokens: there is nothing to predict.')
     # window k holds targets (ends[k] - context, ends[k]] and scores (ends[k-1], ends[k]]
     ends = window_ends(n, context, stride)
+    width = min(context, n)  # every window's width (one window when the text is shorter)
     with eval_mode(model):  # and back in the mode it was in
-        return _score_windows(model, ids, ends, min(context, n), batch_positions)
+        return _score_windows(model, ids, ends, width, batch_positions)
 
 
 def _score_windows(model, ids: torch.Tensor, ends: list, width: int, batch_positions: int) -> dict:
